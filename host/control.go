@@ -1,0 +1,286 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// MaxRequestLine caps one control-channel request line.
+const MaxRequestLine = 1 << 20
+
+// Request is one control-channel request line. Op names the operation; the other fields
+// belong to some ops.
+type Request struct {
+	ID       json.RawMessage `json:"id"`
+	Op       string          `json:"op"`
+	Workflow json.RawMessage `json:"workflow,omitempty"` // object (add/update) or name
+	Name     string          `json:"name,omitempty"`
+	Task     string          `json:"task,omitempty"`
+	Run      string          `json:"run,omitempty"`
+	Schedule json.RawMessage `json:"schedule,omitempty"`
+	Max      int             `json:"max,omitempty"`
+}
+
+// Control serves the headless JSON-lines channel of one window: requests in, one reply per
+// request and one line per event out. Nothing else is written to out.
+type Control struct {
+	w   *Window
+	mu  sync.Mutex // serialises lines on out
+	out io.Writer
+	// Extra handles ops this file does not know (schedules register theirs). It returns
+	// handled=false for an unknown op.
+	Extra func(w *Window, req *Request) (reply map[string]any, handled bool, err error)
+}
+
+// NewControl returns a control channel for w writing to out.
+func NewControl(w *Window, out io.Writer) *Control { return &Control{w: w, out: out} }
+
+func (c *Control) writeLine(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]any{"id": nil, "ok": false, "code": "internal", "error": err.Error()})
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, _ = c.out.Write(append(b, '\n'))
+}
+
+// Forward writes every event of sub until sub is closed. Run it in its own goroutine.
+func (c *Control) Forward(sub *Sub) {
+	for e := range sub.C {
+		c.writeLine(e)
+	}
+}
+
+// Serve reads requests from in until it ends or a shutdown op arrives; it returns io.EOF
+// or nil (shutdown). It does not close the window.
+func (c *Control) Serve(in io.Reader) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := readLine(r, MaxRequestLine)
+		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, errLineTooLong) {
+			if errors.Is(err, errLineTooLong) {
+				c.writeLine(errReply(nil, "invalid", fmt.Sprintf("request line longer than %d bytes", MaxRequestLine)))
+			} else if c.handleLine(line) {
+				return nil
+			}
+		}
+		if err != nil && !errors.Is(err, errLineTooLong) {
+			return io.EOF
+		}
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine returns one line without its newline; a line over max is skipped whole and
+// reported as errLineTooLong.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(buf)+len(chunk) > max {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = r.ReadSlice('\n')
+			}
+			if err != nil {
+				return nil, err
+			}
+			return nil, errLineTooLong
+		}
+		buf = append(buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return bytes.TrimRight(buf, "\r\n"), err
+	}
+}
+
+// ParseRequest decodes one request line; it returns an error naming what is wrong.
+func ParseRequest(line []byte) (*Request, error) {
+	var req Request
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(&req); err != nil {
+		return nil, fmt.Errorf("request is not a JSON object: %v", err)
+	}
+	if dec.More() {
+		return &req, errors.New("trailing data after the JSON object")
+	}
+	if req.Op == "" {
+		return &req, errors.New("request has no \"op\"")
+	}
+	return &req, nil
+}
+
+// handleLine answers one request and reports whether it was a shutdown.
+func (c *Control) handleLine(line []byte) bool {
+	req, err := ParseRequest(line)
+	if err != nil {
+		var id json.RawMessage
+		if req != nil {
+			id = req.ID
+		}
+		c.writeLine(errReply(id, "invalid", err.Error()))
+		return false
+	}
+	reply, err := c.dispatch(req)
+	if err != nil {
+		c.writeLine(errReply(req.ID, codeOf(err), err.Error()))
+		return false
+	}
+	reply["id"] = rawOrNull(req.ID)
+	reply["ok"] = true
+	c.writeLine(reply)
+	return req.Op == "shutdown"
+}
+
+func (c *Control) dispatch(req *Request) (map[string]any, error) {
+	w := c.w
+	switch req.Op {
+	case "status":
+		s := w.Status()
+		return map[string]any{"role": s.Role, "pid": s.PID, "instance": s.Instance, "epoch": s.Epoch,
+			"generation": s.Generation, "writer_pid": s.WriterPID, "home": s.Home, "problem": s.Problem}, nil
+	case "snapshot":
+		d := w.Snapshot()
+		wp := w.writerPID()
+		return map[string]any{"generation": d.Generation, "epoch": d.Epoch, "writer_pid": wp,
+			"workflows": d.Workflows, "runs": d.Runs, "schedules": d.Schedules}, nil
+	case "add_workflow", "update_workflow":
+		def, err := decodeWorkflow(req.Workflow)
+		if err != nil {
+			return nil, err
+		}
+		var g uint64
+		if req.Op == "add_workflow" {
+			g, err = w.AddWorkflow(def)
+		} else {
+			g, err = w.UpdateWorkflow(def)
+		}
+		return map[string]any{"generation": g}, err
+	case "delete_workflow":
+		name := nameOf(req)
+		if name == "" {
+			return nil, fmt.Errorf("%w: delete_workflow needs \"workflow\": name", workflow.ErrInvalid)
+		}
+		g, err := w.DeleteWorkflow(name)
+		return map[string]any{"generation": g}, err
+	case "start_run":
+		name := nameOf(req)
+		if name == "" {
+			return nil, fmt.Errorf("%w: start_run needs \"workflow\": name", workflow.ErrInvalid)
+		}
+		run, g, err := w.StartRun(name, req.Task)
+		return map[string]any{"run": run.ID, "status": run.Status, "generation": g}, err
+	case "cancel_run":
+		if req.Run == "" {
+			return nil, fmt.Errorf("%w: cancel_run needs \"run\": id", workflow.ErrInvalid)
+		}
+		g, err := w.CancelRun(req.Run)
+		return map[string]any{"generation": g}, err
+	case "audit":
+		es, err := w.audit.Read(req.Max)
+		if es == nil {
+			es = []store.Entry{}
+		}
+		return map[string]any{"entries": es}, err
+	case "shutdown":
+		return map[string]any{}, nil
+	}
+	if c.Extra != nil {
+		if reply, ok, err := c.Extra(w, req); ok {
+			return reply, err
+		}
+	}
+	return nil, fmt.Errorf("%w: unknown op %q", workflow.ErrInvalid, req.Op)
+}
+
+func nameOf(req *Request) string {
+	if req.Name != "" {
+		return req.Name
+	}
+	var s string
+	if json.Unmarshal(req.Workflow, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+func decodeWorkflow(raw json.RawMessage) (store.Workflow, error) {
+	var def store.Workflow
+	if len(raw) == 0 {
+		return def, fmt.Errorf("%w: missing \"workflow\" object", workflow.ErrInvalid)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&def); err != nil {
+		return def, fmt.Errorf("%w: workflow: %v", workflow.ErrInvalid, err)
+	}
+	return def, nil
+}
+
+func errReply(id json.RawMessage, code, msg string) map[string]any {
+	return map[string]any{"id": rawOrNull(id), "ok": false, "code": code, "error": msg}
+}
+
+func rawOrNull(id json.RawMessage) any {
+	if len(id) == 0 {
+		return nil
+	}
+	return id
+}
+
+// codeOf maps an error to a control-channel code.
+func codeOf(err error) string {
+	switch {
+	case errors.Is(err, ErrReadOnly), errors.Is(err, ErrClosed):
+		return "read_only"
+	case errors.Is(err, workflow.ErrInvalid), errors.Is(err, store.ErrInvalid):
+		return "invalid"
+	case errors.Is(err, workflow.ErrNotFound):
+		return "not_found"
+	case errors.Is(err, workflow.ErrConflict):
+		return "conflict"
+	}
+	return "internal"
+}
+
+// RunHeadless is a window without a screen: it opens home, serves the control channel on
+// in/out until in ends, a shutdown op, or a signal on stop, then closes gracefully
+// (running runs are cancelled and recorded, the lock released). Logs go to stderr.
+func RunHeadless(home string, opts Options, in io.Reader, out io.Writer, stop <-chan os.Signal, extra func(*Control)) error {
+	w, err := Open(home, opts)
+	if err != nil {
+		return err
+	}
+	c := NewControl(w, out)
+	if extra != nil {
+		extra(c)
+	}
+	sub := w.Subscribe()
+	fwd := make(chan struct{})
+	go func() { c.Forward(sub); close(fwd) }()
+	if err := w.Start(); err != nil {
+		w.Close()
+		<-fwd
+		return err
+	}
+	done := make(chan struct{})
+	go func() { _ = c.Serve(in); close(done) }()
+	select {
+	case <-done:
+	case <-stop:
+	}
+	err = w.Close()
+	<-fwd
+	return err
+}

@@ -1,0 +1,43 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrReadOnly is returned (as a *ReadOnlyError) when a write is asked of a window that
+	// is not the writer, or whose takeover has not finished.
+	ErrReadOnly = errors.New("read-only")
+	// ErrUnsafeHome is returned by Open when the home folder is a symlink, owned by another
+	// user or writable by others.
+	ErrUnsafeHome = errors.New("unsafe home folder")
+	// ErrClosed is returned by every method after Close.
+	ErrClosed = errors.New("window is closed")
+	// ErrLockLost is returned when state.lock was removed or replaced while held: the
+	// window stops writing rather than run beside a second writer.
+	ErrLockLost = errors.New("state.lock was removed or replaced while held")
+)
+
+// ReadOnlyError says why a write was refused and who the writer is.
+type ReadOnlyError struct {
+	Role      Role
+	WriterPID int    // 0 when no writer is known
+	Problem   string // set when this window holds the lock but cannot write (unreadable file)
+}
+
+func (e *ReadOnlyError) Error() string {
+	switch {
+	case e.Problem != "":
+		return fmt.Sprintf("read-only: %s", e.Problem)
+	case e.Role == RolePromoting:
+		return "read-only: this window is taking over; try again in a moment"
+	case e.WriterPID > 0:
+		return fmt.Sprintf("read-only: window pid %d is the writer; make changes there", e.WriterPID)
+	default:
+		return "read-only: this window is not the writer"
+	}
+}
+
+// Unwrap lets errors.Is(err, ErrReadOnly) match.
+func (e *ReadOnlyError) Unwrap() error { return ErrReadOnly }

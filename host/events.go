@@ -1,0 +1,180 @@
+package host
+
+import (
+	"encoding/json"
+	"sync"
+)
+
+// Event is something a window tells its UI or its control channel. Kind is "role",
+// "changed" or "run"; the other fields belong to one kind and are empty otherwise.
+type Event struct {
+	Kind       string   `json:"event"`
+	Role       string   `json:"role,omitempty"`
+	WriterPID  int      `json:"writer_pid,omitempty"`
+	Epoch      uint64   `json:"epoch,omitempty"`
+	Generation uint64   `json:"generation,omitempty"`
+	Reaped     []string `json:"reaped,omitempty"`
+	TookMS     float64  `json:"took_ms,omitempty"`
+	Problem    string   `json:"problem,omitempty"`
+	Run        string   `json:"run,omitempty"`
+	Workflow   string   `json:"workflow,omitempty"`
+	Status     string   `json:"status,omitempty"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// MarshalJSON writes the fields of the event's kind, as the control channel documents.
+func (e Event) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"event": e.Kind}
+	switch e.Kind {
+	case "role":
+		m["role"], m["writer_pid"], m["epoch"] = e.Role, e.WriterPID, e.Epoch
+		if e.Role == "writer" {
+			m["reaped"], m["took_ms"] = nonNil(e.Reaped), e.TookMS
+		}
+		if e.Problem != "" {
+			m["problem"] = e.Problem
+		}
+	case "changed":
+		m["generation"], m["epoch"] = e.Generation, e.Epoch
+	case "run":
+		m["run"], m["workflow"], m["status"] = e.Run, e.Workflow, e.Status
+		if e.Error != "" {
+			m["error"] = e.Error
+		}
+	}
+	return json.Marshal(m)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Sub is a subscription to a window's events. Events are never dropped: each Sub has an
+// unbounded queue, so a slow reader costs memory, not correctness.
+type Sub struct {
+	C <-chan Event
+
+	mu     sync.Mutex // guards q and done
+	q      []Event
+	done   bool
+	wake   chan struct{}
+	out    chan Event
+	closed chan struct{}
+}
+
+func newSub() *Sub {
+	s := &Sub{wake: make(chan struct{}, 1), out: make(chan Event), closed: make(chan struct{})}
+	s.C = s.out
+	go s.pump()
+	return s
+}
+
+func (s *Sub) push(e Event) {
+	s.mu.Lock()
+	if !s.done {
+		s.q = append(s.q, e)
+	}
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pump moves queued events to C; it ends, closing C, after Close.
+func (s *Sub) pump() {
+	defer close(s.out)
+	for {
+		s.mu.Lock()
+		if len(s.q) == 0 {
+			done := s.done
+			s.mu.Unlock()
+			if done {
+				return
+			}
+			select {
+			case <-s.wake:
+			case <-s.closed:
+			}
+			continue
+		}
+		e := s.q[0]
+		s.q = s.q[1:]
+		s.mu.Unlock()
+		select {
+		case s.out <- e:
+		case <-s.closed:
+			return
+		}
+	}
+}
+
+// finish lets the pump deliver what is queued and then close C.
+func (s *Sub) finish() {
+	s.mu.Lock()
+	s.done = true
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops the subscription at once; C is closed soon after.
+func (s *Sub) Close() {
+	s.mu.Lock()
+	if !s.done {
+		s.done = true
+	}
+	s.mu.Unlock()
+	select {
+	case <-s.closed:
+	default:
+		close(s.closed)
+	}
+}
+
+// hub fans events out to subscribers in one order.
+type hub struct {
+	mu   sync.Mutex // guards subs and serialises emits
+	subs map[*Sub]bool
+}
+
+func (h *hub) subscribe() *Sub {
+	s := newSub()
+	h.mu.Lock()
+	if h.subs == nil {
+		h.subs = map[*Sub]bool{}
+	}
+	h.subs[s] = true
+	h.mu.Unlock()
+	return s
+}
+
+func (h *hub) unsubscribe(s *Sub) {
+	h.mu.Lock()
+	delete(h.subs, s)
+	h.mu.Unlock()
+	s.Close()
+}
+
+func (h *hub) emit(es ...Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		for _, e := range es {
+			s.push(e)
+		}
+	}
+}
+
+func (h *hub) finishAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		s.finish()
+	}
+}

@@ -1,0 +1,101 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/google/uuid"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// InstancesDir holds one lock file per window: instances/<id>.lock, flocked by its window
+// for its whole life. "TryLock succeeds" means "that window is dead", immune to pid reuse.
+const InstancesDir = "instances"
+
+// bootID returns the kernel's boot id, which tells start times of two boots apart.
+func bootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// newIdentity describes this process.
+func newIdentity() (store.Owner, error) {
+	pid := os.Getpid()
+	start, err := workflow.ProcStart(pid)
+	if err != nil {
+		return store.Owner{}, fmt.Errorf("read own start time: %w", err)
+	}
+	return store.Owner{PID: pid, Start: start, Boot: bootID(), Instance: uuid.NewString(), Since: time.Now().UTC()}, nil
+}
+
+// lockInstance creates and flocks instances/<id>.lock for the life of the window.
+func lockInstance(home string, self store.Owner) (*flock.Flock, error) {
+	dir := filepath.Join(home, InstancesDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	fl := flock.New(filepath.Join(dir, self.Instance+".lock"), flock.SetPermissions(0o600))
+	ok, err := fl.TryLock()
+	if err != nil || !ok {
+		return nil, fmt.Errorf("lock own instance file %s: %v", fl.Path(), err)
+	}
+	return fl, nil
+}
+
+// ownerAlive decides from evidence whether window o is alive: its instance lock is held
+// (alive), or free (dead). Without an instance file, a live process with the same pid,
+// start time and boot is alive. It never looks at how old anything is.
+func ownerAlive(home string, self store.Owner, o store.Owner) (bool, string) {
+	if o.Instance == self.Instance {
+		return true, "this window"
+	}
+	path := filepath.Join(home, InstancesDir, o.Instance+".lock")
+	procAlive := o.Boot == self.Boot && workflow.Alive(o.PID, o.Start)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || o.Instance == "" {
+		if procAlive {
+			return true, fmt.Sprintf("no instance lock, but pid %d is alive with the same start time", o.PID)
+		}
+		return false, fmt.Sprintf("no instance lock and pid %d is gone or reused", o.PID)
+	}
+	fl := flock.New(path, flock.SetFlag(os.O_RDONLY))
+	ok, err := fl.TryLock()
+	if err != nil {
+		// Cannot tell: assume alive. Never reap on doubt.
+		return true, fmt.Sprintf("instance lock of pid %d cannot be checked: %v", o.PID, err)
+	}
+	if !ok {
+		return true, fmt.Sprintf("instance lock of pid %d is held", o.PID)
+	}
+	_ = fl.Close()
+	state := "gone"
+	if procAlive {
+		state = "alive but closing"
+	}
+	return false, fmt.Sprintf("instance lock of pid %d is free; pid %d is %s", o.PID, o.PID, state)
+}
+
+// cleanInstances removes the instance files of dead windows. Only the writer calls it.
+func cleanInstances(home string, self store.Owner) {
+	dir := filepath.Join(home, InstancesDir)
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".lock") || e.Name() == self.Instance+".lock" {
+			continue
+		}
+		fl := flock.New(filepath.Join(dir, e.Name()), flock.SetFlag(os.O_RDONLY))
+		if ok, err := fl.TryLock(); err == nil && ok {
+			_ = os.Remove(fl.Path())
+			_ = fl.Close()
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+// Status is what a window says about itself.
+type Status struct {
+	Role       string `json:"role"`
+	PID        int    `json:"pid"`
+	Instance   string `json:"instance"`
+	Epoch      uint64 `json:"epoch"`
+	Generation uint64 `json:"generation"`
+	WriterPID  int    `json:"writer_pid"`
+	Home       string `json:"home"`
+	Problem    string `json:"problem,omitempty"`
+}
+
+// Status returns the window's role and what it knows of the document. Never blocks on I/O.
+func (w *Window) Status() Status {
+	doc, _ := w.st.View()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := Status{Role: w.role.String(), PID: w.self.PID, Instance: w.self.Instance, Epoch: doc.Epoch,
+		Generation: doc.Generation, Home: w.home}
+	if w.role == RoleWriter {
+		s.WriterPID = w.self.PID
+	} else if doc.Writer != nil {
+		s.WriterPID = doc.Writer.PID
+	}
+	if w.problem != nil {
+		s.Problem = w.problem.Error()
+	}
+	return s
+}
+
+func (w *Window) writerPID() int { return w.Status().WriterPID }
+
+// Snapshot returns the newest document this window knows. Do not modify it.
+func (w *Window) Snapshot() *store.Doc {
+	d, _ := w.st.View()
+	return d
+}
+
+// update applies an intent: only a writer whose takeover finished may write.
+func (w *Window) update(fn func(*store.Doc) error) (*store.Doc, error) {
+	w.mu.Lock()
+	role, problem := w.role, w.problem
+	w.mu.Unlock()
+	if role == RoleClosed {
+		return nil, ErrClosed
+	}
+	if role != RoleWriter {
+		e := &ReadOnlyError{Role: role, WriterPID: w.writerPID()}
+		if problem != nil && w.holdsLockNow() {
+			e.Problem = problem.Error()
+		}
+		return nil, e
+	}
+	return w.save(fn)
+}
+
+func (w *Window) holdsLockNow() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.holdsLock
+}
+
+// AddWorkflow adds a workflow definition and returns the generation saved.
+func (w *Window) AddWorkflow(def store.Workflow) (uint64, error) {
+	d, err := w.update(func(d *store.Doc) error { return workflow.AddWorkflow(d, def) })
+	return gen(d), err
+}
+
+// UpdateWorkflow replaces the definition with the same name.
+func (w *Window) UpdateWorkflow(def store.Workflow) (uint64, error) {
+	d, err := w.update(func(d *store.Doc) error { return workflow.UpdateWorkflow(d, def) })
+	if err == nil {
+		w.kick() // a larger max_concurrent may free slots
+	}
+	return gen(d), err
+}
+
+// DeleteWorkflow removes a workflow that has no active runs.
+func (w *Window) DeleteWorkflow(name string) (uint64, error) {
+	d, err := w.update(func(d *store.Doc) error { return workflow.DeleteWorkflow(d, name) })
+	return gen(d), err
+}
+
+// StartRun queues a run of workflow name and starts it if its lane has a free slot. It
+// returns the run as it stands after that and the generation saved.
+func (w *Window) StartRun(name, task string) (store.Run, uint64, error) {
+	var run store.Run
+	d, err := w.update(func(d *store.Doc) error {
+		var err error
+		run, err = workflow.Enqueue(d, name, task, w.opts.Now())
+		return err
+	})
+	if err != nil {
+		return run, 0, err
+	}
+	w.kick()
+	if r := w.Snapshot().Run(run.ID); r != nil {
+		run = r.Clone()
+		return run, w.Snapshot().Generation, nil
+	}
+	return run, gen(d), nil
+}
+
+// CancelRun cancels a queued or running run. A running run is stopped (its process group
+// killed) and recorded cancelled by the executor before CancelRun returns.
+func (w *Window) CancelRun(id string) (uint64, error) {
+	var running bool
+	d, err := w.update(func(d *store.Doc) error {
+		r := d.Run(id)
+		switch {
+		case r == nil:
+			return fmt.Errorf("%w: no run %q", workflow.ErrNotFound, id)
+		case r.Status == store.StatusQueued:
+			workflow.Finish(r, store.StatusCancelled, nil, "cancelled before it started", w.opts.Now())
+			workflow.ReleaseScheduleLock(d, id)
+		case r.Status == store.StatusRunning:
+			running = true
+			if r.CancelRequested {
+				return store.ErrNoChange
+			}
+			r.CancelRequested = true
+		default:
+			return fmt.Errorf("%w: run %s already %s", workflow.ErrConflict, id, r.Status)
+		}
+		return nil
+	})
+	if err != nil || !running {
+		return gen(d), err
+	}
+	w.mu.Lock()
+	eng := w.engine
+	w.mu.Unlock()
+	if eng == nil || !eng.Cancel(id, "cancelled by request") {
+		return gen(d), fmt.Errorf("%w: run %s is not executed by this window", workflow.ErrConflict, id)
+	}
+	// Wait until the executor recorded it.
+	for i := 0; i < 1000 && eng.Owns(id); i++ {
+		sleepMS(5)
+	}
+	return w.Snapshot().Generation, nil
+}
+
+func gen(d *store.Doc) uint64 {
+	if d == nil {
+		return 0
+	}
+	return d.Generation
+}
+
+func sleepMS(n int) { time.Sleep(time.Duration(n) * time.Millisecond) }

@@ -1,0 +1,208 @@
+package host
+
+import (
+	"context"
+
+	"time"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// Takeover reports what one BecomeWriter did.
+type Takeover struct {
+	Epoch     uint64            `json:"epoch"`
+	OldOwner  *store.Owner      `json:"old_owner,omitempty"`
+	NewOwner  store.Owner       `json:"new_owner"`
+	Reaped    []workflow.Orphan `json:"reaped"`
+	Steps     []StepTiming      `json:"steps"`
+	Took      time.Duration     `json:"-"`
+	TookMS    float64           `json:"took_ms"`
+	Cleaned   []string          `json:"cleaned_temps,omitempty"`
+	Completed time.Time         `json:"completed"`
+}
+
+// StepTiming is how long one named step of the takeover took.
+type StepTiming struct {
+	Name string  `json:"name"`
+	MS   float64 `json:"ms"`
+}
+
+// BecomeWriter is the only road from reader to writer. The caller holds state.lock. In
+// order: 1 lock (held), 2 re-read workflows.json (refuse to go on if unreadable),
+// 3 bump the epoch, 4 reap runs whose owners are dead (killing what they left running
+// first), 5 save, 6 start the executor, 7 report writer and enable writes.
+// If the file is unreadable the window keeps the lock, stays read-only and says why; it
+// tries again when the file changes.
+func (w *Window) BecomeWriter() {
+	if !w.setRole(RolePromoting) {
+		return
+	}
+	w.emitRole()
+	t0 := time.Now()
+	tk := Takeover{NewOwner: w.self}
+	mark := t0
+	step := func(name string) {
+		now := time.Now()
+		tk.Steps = append(tk.Steps, StepTiming{Name: name, MS: ms(now.Sub(mark))})
+		mark = now
+	}
+	step("1.lock")
+	store.Failpoint("takeover.after-lock")
+
+	doc, err := w.reread()
+	if err != nil {
+		w.failTakeover(err)
+		return
+	}
+	step("2.reread")
+	store.Failpoint("takeover.after-reread")
+	tk.OldOwner = doc.Writer
+
+	tk.Epoch = w.st.BeginEpoch()
+	step("3.epoch")
+
+	alive := func(o store.Owner) (bool, string) { return ownerAlive(w.home, w.self, o) }
+	tk.Reaped = workflow.FindOrphans(doc, alive)
+	for _, o := range tk.Reaped {
+		if r := doc.Run(o.Run); r != nil {
+			if _, gone := workflow.KillRun(w.home, r, 2*time.Second); !gone {
+				w.opts.Logf("reap %s: processes of the run survive SIGKILL", o.Run)
+			}
+		}
+		store.Failpoint("takeover.mid-reap")
+	}
+	step("4.reap")
+	store.Failpoint("takeover.before-save")
+
+	me := w.self
+	me.Since = w.opts.Now().UTC()
+	saved, err := w.st.Update(func(d *store.Doc) error {
+		d.Writer = &me
+		workflow.ApplyReap(d, tk.Reaped, w.opts.Now())
+		return nil
+	})
+	if err != nil {
+		w.failTakeover(err)
+		return
+	}
+	step("5.save")
+
+	ctx, cancel := context.WithCancel(w.ctx)
+	eng := workflow.NewEngine(ctx, w.engineUpdate(ctx), w.self, w.home, w.opts.Now)
+	step("6.executor")
+
+	w.mu.Lock()
+	if w.role != RolePromoting { // closed meanwhile
+		w.mu.Unlock()
+		cancel()
+		return
+	}
+	w.role, w.problem = RoleWriter, nil
+	w.writerCtx, w.writerCancel, w.engine = ctx, cancel, eng
+	w.mu.Unlock()
+	step("7.writer")
+	tk.Took = time.Since(t0)
+	tk.TookMS = ms(tk.Took)
+	tk.Completed = time.Now().UTC()
+	w.mu.Lock()
+	w.last = tk
+	w.mu.Unlock()
+
+	w.publish(saved)
+	ids := make([]string, 0, len(tk.Reaped))
+	for _, o := range tk.Reaped {
+		ids = append(ids, o.Run)
+	}
+	w.hub.emit(Event{Kind: "role", Role: "writer", WriterPID: w.self.PID, Epoch: tk.Epoch, Reaped: ids, TookMS: tk.TookMS})
+
+	// After the role is reported: housekeeping and the audit log, then start queued runs.
+	tk.Cleaned = store.CleanTemps(w.home)
+	cleanInstances(w.home, w.self)
+	w.auditTakeover(tk)
+	w.kick()
+}
+
+func (w *Window) reread() (*store.Doc, error) {
+	if w.opts.UnsafeSkipReread {
+		d, err := w.st.View()
+		return d, err
+	}
+	return w.st.Reload()
+}
+
+// failTakeover leaves the window read-only, holding the lock, and says why.
+func (w *Window) failTakeover(err error) {
+	w.st.EndEpoch()
+	w.mu.Lock()
+	w.problem = err
+	if w.role == RolePromoting {
+		w.role = RoleReader
+	}
+	w.mu.Unlock()
+	w.opts.Logf("cannot take over: %v", err)
+	w.emitRole()
+}
+
+func (w *Window) auditTakeover(tk Takeover) {
+	data := map[string]any{
+		"epoch": tk.Epoch, "new_owner": tk.NewOwner, "reaped": tk.Reaped,
+		"steps": tk.Steps, "took_ms": tk.TookMS, "cleaned_temps": tk.Cleaned,
+	}
+	if tk.OldOwner != nil {
+		data["old_owner"] = *tk.OldOwner
+	}
+	_ = w.audit.Append("takeover", data)
+	for _, o := range tk.Reaped {
+		_ = w.audit.Append("reap", map[string]any{"run": o.Run, "workflow": o.Workflow,
+			"owner_pid": o.OwnerPID, "action": o.Action, "evidence": o.Evidence, "epoch": tk.Epoch})
+	}
+}
+
+// engineUpdate is the executor's way to save: allowed while this writer term lasts.
+func (w *Window) engineUpdate(ctx context.Context) workflow.Updater {
+	return func(fn func(*store.Doc) error) (*store.Doc, error) {
+		if ctx.Err() != nil {
+			return nil, &ReadOnlyError{Role: w.Role(), WriterPID: w.writerPID()}
+		}
+		return w.save(fn)
+	}
+}
+
+// save runs store.Update, publishes the result and drops the writer role when fenced.
+func (w *Window) save(fn func(*store.Doc) error) (*store.Doc, error) {
+	doc, err := w.st.Update(fn)
+	if err != nil {
+		if isFatalToWriter(err) {
+			go w.demote(err)
+		}
+		return nil, err
+	}
+	w.publish(doc)
+	return doc, nil
+}
+
+// kick starts queued runs the lanes allow.
+func (w *Window) kick() {
+	w.mu.Lock()
+	eng := w.engine
+	w.mu.Unlock()
+	if eng != nil {
+		if _, err := eng.Kick(); err != nil {
+			w.opts.Logf("start queued runs: %v", err)
+		}
+	}
+}
+
+// LastTakeover returns what this window's last takeover did (zero if none).
+func (w *Window) LastTakeover() Takeover {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func isFatalToWriter(err error) bool {
+	return errorsIs(err, store.ErrFenced) || errorsIs(err, ErrLockLost) || errorsIs(err, store.ErrUnreadable)
+}

@@ -1,0 +1,358 @@
+// Package host is who this process is: its identity, its liveness evidence, state.lock,
+// the role state machine (reader, promoting, writer, closed), the lock watcher and the
+// BecomeWriter transition. A Window is the core that the UI and the control channel drive.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// LockName is the writer's lock file in the home folder. It is never deleted.
+const LockName = "state.lock"
+
+// Options configure a Window. The zero value is safe.
+type Options struct {
+	// Now is the clock; time.Now by default.
+	Now func() time.Time
+	// Logf logs diagnostics (to stderr in the app); silent by default.
+	Logf func(format string, args ...any)
+	// MaxSize caps workflows.json (store.DefaultMaxSize by default).
+	MaxSize int64
+	// UnsafeSkipReread makes the window load workflows.json once and never again: no
+	// follow reloads, no re-read in the takeover, no refresh-before-write. It exists only so a test can show that the takeover tests fail
+	// without them (the stale takeover of the seed report). Never set it otherwise.
+	UnsafeSkipReread bool
+}
+
+// Window is one Baton window on a home folder: a reader that follows the writer, or the
+// writer. Create it with Open, subscribe, then call Start. Safe for concurrent use.
+type Window struct {
+	home  string
+	self  store.Owner
+	opts  Options
+	st    *store.Store
+	audit *store.Audit
+	inst  *flock.Flock // instances/<id>.lock, held for the window's life
+	lock  *flock.Flock // state.lock
+	ctx   context.Context
+	stop  context.CancelFunc
+	hub   hub
+
+	mu           sync.Mutex // guards the fields below
+	role         Role
+	holdsLock    bool
+	lockID       syscall.Stat_t // identity of state.lock when it was locked
+	waiting      bool           // a goroutine is blocked waiting for state.lock
+	problem      error
+	writerCtx    context.Context
+	writerCancel context.CancelFunc
+	engine       *workflow.Engine
+	last         Takeover // the last takeover this window did
+	started      bool
+
+	pubMu     sync.Mutex // serialises publish; guards published
+	published *store.Doc
+}
+
+// Open prepares the home folder, takes this window's liveness lock and reads
+// workflows.json (an unreadable file is reported by Status, not returned). It does not
+// take a role yet: subscribe, then call Start.
+func Open(home string, opts Options) (*Window, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	abs, err := PrepareHome(home)
+	if err != nil {
+		return nil, err
+	}
+	self, err := newIdentity()
+	if err != nil {
+		return nil, err
+	}
+	inst, err := lockInstance(abs, self)
+	if err != nil {
+		return nil, err
+	}
+	w := &Window{home: abs, self: self, opts: opts, inst: inst, audit: store.NewAudit(abs)}
+	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock, UnsafeNoRefresh: opts.UnsafeSkipReread})
+	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	w.ctx, w.stop = context.WithCancel(context.Background())
+	if _, err := w.st.Reload(); err != nil {
+		w.problem = err
+	}
+	return w, nil
+}
+
+// Home returns the absolute home folder.
+func (w *Window) Home() string { return w.home }
+
+// Self returns this window's identity.
+func (w *Window) Self() store.Owner { return w.self }
+
+// Subscribe returns a subscription to this window's events. Subscribe before Start to see
+// the first role event. Close the Sub when done; it is closed by Close of the window.
+func (w *Window) Subscribe() *Sub { return w.hub.subscribe() }
+
+// Unsubscribe ends a subscription.
+func (w *Window) Unsubscribe(s *Sub) { w.hub.unsubscribe(s) }
+
+// Start follows the home folder and takes the initial role: it tries state.lock without
+// blocking; with it, it runs BecomeWriter; without it, it stays a reader and a watcher
+// waits for the lock. Start blocks until the initial role is known (for a writer, until
+// its takeover finished).
+func (w *Window) Start() error {
+	w.mu.Lock()
+	if w.started || w.role == RoleClosed {
+		w.mu.Unlock()
+		return errors.New("window already started or closed")
+	}
+	w.started = true
+	w.mu.Unlock()
+	if !w.opts.UnsafeSkipReread { // the unsafe test mode models a window that loads once
+		if err := w.st.Watch(w.ctx, w.onFileChange); err != nil {
+			return err
+		}
+	}
+	doc, _ := w.st.View()
+	w.publish(doc)
+	ok, err := w.lock.TryLock()
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.lock.Path(), err)
+	}
+	if ok {
+		w.gotLock()
+		return nil
+	}
+	w.emitRole()
+	w.waitForLock()
+	return nil
+}
+
+// waitForLock starts the lock watcher: a goroutine blocked in flock that wakes the moment
+// the holder's descriptor closes (by exit, crash or kill -9).
+func (w *Window) waitForLock() {
+	w.mu.Lock()
+	if w.waiting || w.role == RoleClosed {
+		w.mu.Unlock()
+		return
+	}
+	w.waiting = true
+	w.mu.Unlock()
+	go func() {
+		err := w.lock.Lock()
+		w.mu.Lock()
+		w.waiting = false
+		closed := w.role == RoleClosed
+		w.mu.Unlock()
+		if err != nil {
+			w.opts.Logf("waiting for %s: %v", LockName, err)
+			return
+		}
+		if closed {
+			_ = w.lock.Close()
+			return
+		}
+		w.gotLock()
+	}()
+}
+
+// gotLock records that state.lock is held and runs the takeover.
+func (w *Window) gotLock() {
+	var st syscall.Stat_t
+	_ = syscall.Stat(w.lock.Path(), &st) // the lock is held: nobody replaces the file legally
+	w.mu.Lock()
+	w.holdsLock = true
+	w.lockID = st
+	w.mu.Unlock()
+	w.BecomeWriter()
+}
+
+// checkLock runs before every save: the lock must be held, and state.lock on disk must be
+// the very file we hold (not removed or replaced), or a second writer could start beside us.
+func (w *Window) checkLock() error {
+	w.mu.Lock()
+	held := w.holdsLock
+	w.mu.Unlock()
+	if !held {
+		return &ReadOnlyError{Role: w.Role()}
+	}
+	w.mu.Lock()
+	a := w.lockID
+	w.mu.Unlock()
+	var b syscall.Stat_t
+	if err := syscall.Stat(w.lock.Path(), &b); err != nil || a.Ino != b.Ino || a.Dev != b.Dev || b.Nlink == 0 {
+		go w.demote(ErrLockLost)
+		return fmt.Errorf("%w: %s", ErrLockLost, w.lock.Path())
+	}
+	return nil
+}
+
+// onFileChange runs on the store's watch goroutine after a reload.
+func (w *Window) onFileChange(doc *store.Doc, err error) {
+	w.mu.Lock()
+	prevProblem := w.problem
+	w.problem = err
+	retry := err == nil && w.holdsLock && w.role == RoleReader
+	w.mu.Unlock()
+	if err != nil {
+		w.opts.Logf("%v", err)
+		if prevProblem == nil || prevProblem.Error() != err.Error() {
+			w.emitRole()
+		}
+		return
+	}
+	w.publish(doc)
+	if prevProblem != nil {
+		w.emitRole()
+	}
+	if retry {
+		// We hold the lock but could not take over because the file was unreadable; it
+		// is readable again.
+		w.BecomeWriter()
+	}
+}
+
+// Role returns the current role. The answer may be stale by the time it is used.
+func (w *Window) Role() Role {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.role
+}
+
+// setRole moves the state machine; an illegal move is a bug and is refused.
+func (w *Window) setRole(to Role) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !canMove(w.role, to) {
+		return w.role == to
+	}
+	w.role = to
+	return true
+}
+
+// emitRole tells subscribers the current role.
+func (w *Window) emitRole() {
+	s := w.Status()
+	w.hub.emit(Event{Kind: "role", Role: s.Role, WriterPID: s.WriterPID, Epoch: s.Epoch, Problem: s.Problem})
+}
+
+// publish tells subscribers what changed between the last published document and doc:
+// one run event per run whose status changed, then one changed event.
+func (w *Window) publish(doc *store.Doc) {
+	w.pubMu.Lock()
+	defer w.pubMu.Unlock()
+	old := w.published
+	if old == doc || (old != nil && old.Generation == doc.Generation && old.Epoch == doc.Epoch) {
+		return
+	}
+	w.published = doc
+	var evs []Event
+	prev := map[string]string{}
+	if old != nil {
+		for i := range old.Runs {
+			prev[old.Runs[i].ID] = old.Runs[i].Status
+		}
+	}
+	for i := range doc.Runs {
+		r := &doc.Runs[i]
+		if prev[r.ID] != r.Status {
+			evs = append(evs, Event{Kind: "run", Run: r.ID, Workflow: r.Workflow, Status: r.Status, Error: r.Error})
+		}
+	}
+	evs = append(evs, Event{Kind: "changed", Generation: doc.Generation, Epoch: doc.Epoch})
+	oldWriter := 0
+	if old != nil && old.Writer != nil {
+		oldWriter = old.Writer.PID
+	}
+	if doc.Writer != nil && doc.Writer.PID != oldWriter && w.Role() == RoleReader {
+		evs = append(evs, Event{Kind: "role", Role: "reader", WriterPID: doc.Writer.PID, Epoch: doc.Epoch})
+	}
+	w.hub.emit(evs...)
+}
+
+// Close ends the window gracefully: a writer cancels its running runs and records them,
+// then releases state.lock; the liveness lock goes last. It blocks until then. A window
+// waiting for the lock stops waiting. Safe to call more than once.
+func (w *Window) Close() error {
+	w.mu.Lock()
+	if w.role == RoleClosed {
+		w.mu.Unlock()
+		return nil
+	}
+	wasWriter := w.role == RoleWriter
+	eng := w.engine
+	w.mu.Unlock()
+	if wasWriter && eng != nil {
+		eng.Stop("window closed while the run was going")
+		_ = w.audit.Append("shutdown", map[string]any{"epoch": w.epoch(), "instance": w.self.Instance})
+	}
+	w.mu.Lock()
+	w.role = RoleClosed
+	held, waiting := w.holdsLock, w.waiting
+	w.holdsLock = false
+	if w.writerCancel != nil {
+		w.writerCancel()
+	}
+	w.mu.Unlock()
+	w.st.EndEpoch()
+	if held && !waiting {
+		_ = w.lock.Close()
+	}
+	w.stop()
+	w.hub.emit(Event{Kind: "role", Role: "closed"})
+	w.hub.finishAll()
+	return w.inst.Close()
+}
+
+func (w *Window) epoch() uint64 {
+	d, _ := w.st.View()
+	return d.Epoch
+}
+
+// demote drops the writer role after fencing or a lost lock: nothing more is written by
+// this window; its running steps are killed (the next writer reaps their runs), and the
+// window goes back to waiting for the lock.
+func (w *Window) demote(reason error) {
+	w.mu.Lock()
+	if w.role != RoleWriter && w.role != RolePromoting {
+		w.mu.Unlock()
+		return
+	}
+	w.role = RoleReader
+	w.problem = reason
+	eng := w.engine
+	w.engine = nil
+	if w.writerCancel != nil {
+		w.writerCancel()
+	}
+	held := w.holdsLock
+	w.holdsLock = false
+	w.mu.Unlock()
+	w.st.EndEpoch()
+	w.opts.Logf("stopped writing: %v", reason)
+	if eng != nil {
+		eng.Stop("this window stopped being the writer: " + reason.Error())
+	}
+	if held {
+		_ = w.lock.Unlock()
+	}
+	w.emitRole()
+	if !errors.Is(reason, ErrLockLost) {
+		w.waitForLock()
+	}
+}

@@ -1,0 +1,94 @@
+// Command baton runs a person's local workflows by hand and on schedules. Flags and
+// wiring only: the core is in host, store and workflow; the window is in ui.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"fyne.io/fyne/v2/app"
+
+	"baton/host"
+	"baton/ui"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("baton", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	home := fs.String("home", "", "home folder (default $BATON_HOME, else the user config folder/baton)")
+	headless := fs.Bool("headless", false, "no window: serve the JSON-lines control channel on stdin/stdout")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: baton [--home DIR] [--headless]\n       baton --version\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *showVersion {
+		fmt.Fprintf(stdout, "baton %s\n", version)
+		return 0
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "baton: unexpected argument %q; see baton --help\n", fs.Arg(0))
+		return 2
+	}
+	if *home == "" {
+		h, err := host.DefaultHome()
+		if err != nil {
+			fmt.Fprintf(stderr, "baton: %v\n", err)
+			return 1
+		}
+		*home = h
+	}
+	logger := log.New(stderr, "baton: ", log.LstdFlags|log.Lmicroseconds)
+	opts := host.Options{Logf: logger.Printf}
+	if *headless {
+		stop := make(chan os.Signal, 1)
+		signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+		if err := host.RunHeadless(*home, opts, stdin, stdout, stop, nil); err != nil {
+			fmt.Fprintf(stderr, "baton: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	return runWindow(*home, opts, stderr)
+}
+
+func runWindow(home string, opts host.Options, stderr io.Writer) int {
+	w, err := host.Open(home, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "baton: %v\n", err)
+		return 1
+	}
+	a := app.NewWithID("dev.baton.app")
+	m := ui.New(a, w)
+	m.Watch()
+	go func() {
+		if err := w.Start(); err != nil {
+			opts.Logf("%v", err)
+		}
+	}()
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	go func() { <-stop; a.Quit() }()
+	m.Win.SetMaster()
+	m.Win.ShowAndRun()
+	m.Stop()
+	_ = w.Close()
+	return 0
+}

@@ -1,0 +1,305 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
+
+// SchemaVersion is the version of workflows.json this Baton writes and understands.
+const SchemaVersion = 1
+
+// Run statuses.
+const (
+	StatusQueued    = "queued"
+	StatusRunning   = "running"
+	StatusSucceeded = "succeeded"
+	StatusFailed    = "failed"
+	StatusCancelled = "cancelled"
+)
+
+// Doc is the whole workflows.json document. A Doc handed out by the store is a snapshot:
+// callers must not modify it; Update passes a private copy to its function.
+type Doc struct {
+	Schema     int        `json:"schema"`
+	Generation uint64     `json:"generation"`
+	Epoch      uint64     `json:"epoch"`
+	Writer     *Owner     `json:"writer,omitempty"`
+	Seq        uint64     `json:"seq"`
+	Workflows  []Workflow `json:"workflows"`
+	Runs       []Run      `json:"runs"`
+	Schedules  []Schedule `json:"schedules"`
+}
+
+// Owner names a window (an OS process) with enough evidence to tell it from a later
+// process that reuses its pid.
+type Owner struct {
+	PID      int       `json:"pid"`
+	Start    uint64    `json:"start"`    // process start time, clock ticks since boot
+	Boot     string    `json:"boot"`     // kernel boot id
+	Instance string    `json:"instance"` // random id of the window, names instances/<id>.lock
+	Since    time.Time `json:"since,omitzero"`
+}
+
+// Workflow is a named list of steps with a concurrency lane.
+type Workflow struct {
+	Name          string `json:"name"`
+	MaxConcurrent int    `json:"max_concurrent"`
+	OnOwnerLost   string `json:"on_owner_lost"` // "fail" or "requeue"
+	Steps         []Step `json:"steps"`
+}
+
+// Step is one command. Argv is executed directly, never through a shell.
+type Step struct {
+	Name    string            `json:"name,omitempty"`
+	Argv    []string          `json:"argv"`
+	Timeout Duration          `json:"timeout,omitzero"`
+	Dir     string            `json:"dir,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+}
+
+// Run is one execution of a workflow.
+type Run struct {
+	ID              string    `json:"id"`
+	Seq             uint64    `json:"seq"`
+	Workflow        string    `json:"workflow"`
+	Task            string    `json:"task,omitempty"`
+	Status          string    `json:"status"`
+	Attempt         int       `json:"attempt,omitempty"`
+	OwnerPID        int       `json:"owner_pid,omitempty"`
+	Owner           *Owner    `json:"owner,omitempty"`
+	Step            int       `json:"step"`  // index of the current (or last) step
+	Steps           int       `json:"steps"` // number of steps when the run was created
+	PGID            int       `json:"pgid,omitempty"`
+	StepPID         int       `json:"step_pid,omitempty"`
+	StepStart       uint64    `json:"step_start,omitempty"` // start time (ticks) of StepPID
+	Created         time.Time `json:"created"`
+	Started         time.Time `json:"started,omitzero"`
+	Ended           time.Time `json:"ended,omitzero"`
+	ExitCode        *int      `json:"exit_code,omitempty"`
+	Error           string    `json:"error,omitempty"`
+	Log             string    `json:"log,omitempty"`
+	Schedule        string    `json:"schedule,omitempty"`
+	Due             time.Time `json:"due,omitzero"`
+	CancelRequested bool      `json:"cancel_requested,omitempty"`
+}
+
+// Active reports whether the run is queued or running.
+func (r *Run) Active() bool { return r.Status == StatusQueued || r.Status == StatusRunning }
+
+// Schedule starts a workflow on a timer. Its fields are interpreted by package workflow.
+type Schedule struct {
+	ID            string      `json:"id"`
+	Workflow      string      `json:"workflow"`
+	Every         Duration    `json:"every,omitzero"`
+	Cron          string      `json:"cron,omitempty"`
+	TZ            string      `json:"tz,omitempty"`
+	Paused        bool        `json:"paused,omitempty"`
+	Overlap       string      `json:"overlap,omitempty"`
+	MaxRuntime    Duration    `json:"max_runtime,omitzero"`
+	OnOverrun     string      `json:"on_overrun,omitempty"`
+	CatchUp       string      `json:"catch_up,omitempty"`
+	CatchUpWindow Duration    `json:"catch_up_window,omitzero"`
+	Watermark     *string     `json:"watermark,omitempty"`
+	Created       time.Time   `json:"created"`
+	LastDue       time.Time   `json:"last_due,omitzero"` // newest occurrence key handled
+	NextDue       time.Time   `json:"next_due,omitzero"`
+	Lock          *RunLock    `json:"lock,omitempty"`
+	Pending       []time.Time `json:"pending,omitempty"` // queued occurrences (overlap=queue)
+	LastRun       string      `json:"last_run,omitempty"`
+	LastStatus    string      `json:"last_status,omitempty"`
+}
+
+// RunLock says which run of a schedule holds its lock, and who owns that run.
+type RunLock struct {
+	Run   string    `json:"run"`
+	Owner Owner     `json:"owner"`
+	Since time.Time `json:"since"`
+}
+
+// Duration is a time.Duration written as a Go duration string ("30s").
+type Duration time.Duration
+
+// D returns the value as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads a duration string such as "1m30s".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration must be a string such as \"30s\": %w", err)
+	}
+	if s == "" {
+		*d = 0
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("bad duration %q: %w", s, err)
+	}
+	if v < 0 {
+		return fmt.Errorf("bad duration %q: negative", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Clone returns a deep copy of d.
+func (d *Doc) Clone() *Doc {
+	c := *d
+	if d.Writer != nil {
+		w := *d.Writer
+		c.Writer = &w
+	}
+	c.Workflows = make([]Workflow, len(d.Workflows))
+	for i, w := range d.Workflows {
+		c.Workflows[i] = w.Clone()
+	}
+	c.Runs = make([]Run, len(d.Runs))
+	for i, r := range d.Runs {
+		c.Runs[i] = r.Clone()
+	}
+	c.Schedules = make([]Schedule, len(d.Schedules))
+	for i, s := range d.Schedules {
+		c.Schedules[i] = s.Clone()
+	}
+	return &c
+}
+
+// Clone returns a deep copy of w.
+func (w Workflow) Clone() Workflow {
+	w.Steps = slices.Clone(w.Steps)
+	for i := range w.Steps {
+		w.Steps[i].Argv = slices.Clone(w.Steps[i].Argv)
+		w.Steps[i].Env = maps.Clone(w.Steps[i].Env)
+	}
+	return w
+}
+
+// Clone returns a deep copy of r.
+func (r Run) Clone() Run {
+	if r.Owner != nil {
+		o := *r.Owner
+		r.Owner = &o
+	}
+	if r.ExitCode != nil {
+		e := *r.ExitCode
+		r.ExitCode = &e
+	}
+	return r
+}
+
+// Clone returns a deep copy of s.
+func (s Schedule) Clone() Schedule {
+	if s.Watermark != nil {
+		w := *s.Watermark
+		s.Watermark = &w
+	}
+	if s.Lock != nil {
+		l := *s.Lock
+		s.Lock = &l
+	}
+	s.Pending = slices.Clone(s.Pending)
+	return s
+}
+
+// Workflow returns the workflow named name, or nil.
+func (d *Doc) Workflow(name string) *Workflow {
+	for i := range d.Workflows {
+		if d.Workflows[i].Name == name {
+			return &d.Workflows[i]
+		}
+	}
+	return nil
+}
+
+// Run returns the run with the given id, or nil.
+func (d *Doc) Run(id string) *Run {
+	for i := range d.Runs {
+		if d.Runs[i].ID == id {
+			return &d.Runs[i]
+		}
+	}
+	return nil
+}
+
+// Schedule returns the schedule with the given id, or nil.
+func (d *Doc) Schedule(id string) *Schedule {
+	for i := range d.Schedules {
+		if d.Schedules[i].ID == id {
+			return &d.Schedules[i]
+		}
+	}
+	return nil
+}
+
+// Validate checks the structural rules every saved document obeys. Workflow-level rules
+// (argv not empty and so on) are checked too, so a hand-edited file cannot smuggle in a
+// workflow the app would refuse.
+func (d *Doc) Validate() error {
+	if d.Schema != SchemaVersion {
+		return fmt.Errorf("%w: schema %d, want %d", ErrInvalid, d.Schema, SchemaVersion)
+	}
+	names := make(map[string]bool, len(d.Workflows))
+	for i := range d.Workflows {
+		w := &d.Workflows[i]
+		if err := w.Validate(); err != nil {
+			return fmt.Errorf("%w: workflows[%d]: %w", ErrInvalid, i, err)
+		}
+		if names[w.Name] {
+			return fmt.Errorf("%w: workflows[%d]: duplicate name %q", ErrInvalid, i, w.Name)
+		}
+		names[w.Name] = true
+	}
+	ids := make(map[string]bool, len(d.Runs))
+	for i := range d.Runs {
+		r := &d.Runs[i]
+		if r.ID == "" || ids[r.ID] {
+			return fmt.Errorf("%w: runs[%d]: missing or duplicate id %q", ErrInvalid, i, r.ID)
+		}
+		ids[r.ID] = true
+		switch r.Status {
+		case StatusQueued, StatusRunning, StatusSucceeded, StatusFailed, StatusCancelled:
+		default:
+			return fmt.Errorf("%w: runs[%d] (%s): unknown status %q", ErrInvalid, i, r.ID, r.Status)
+		}
+	}
+	for i := range d.Schedules {
+		if d.Schedules[i].ID == "" {
+			return fmt.Errorf("%w: schedules[%d]: missing id", ErrInvalid, i)
+		}
+	}
+	return nil
+}
+
+// Validate checks one workflow definition and says what is wrong, naming the field.
+func (w *Workflow) Validate() error {
+	if w.Name == "" {
+		return fmt.Errorf("name: must not be empty")
+	}
+	if len(w.Name) > 200 {
+		return fmt.Errorf("name: longer than 200 characters")
+	}
+	if w.MaxConcurrent < 1 {
+		return fmt.Errorf("max_concurrent: must be at least 1, got %d", w.MaxConcurrent)
+	}
+	switch w.OnOwnerLost {
+	case "fail", "requeue":
+	default:
+		return fmt.Errorf("on_owner_lost: must be \"fail\" or \"requeue\", got %q", w.OnOwnerLost)
+	}
+	if len(w.Steps) == 0 {
+		return fmt.Errorf("steps: a workflow needs at least one step")
+	}
+	for i, s := range w.Steps {
+		if len(s.Argv) == 0 || s.Argv[0] == "" {
+			return fmt.Errorf("steps[%d].argv: must name a program (argv is empty)", i)
+		}
+	}
+	return nil
+}

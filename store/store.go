@@ -1,0 +1,389 @@
+// Package store keeps workflows.json: loading with validation and a size cap, atomic
+// durable saves, the generation and the writer epoch (fencing), refresh-before-write and a
+// watch of the home folder. It knows nothing of roles or windows.
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// FileName is the document's name inside the home folder.
+const FileName = "workflows.json"
+
+// PrevName keeps the generation before the newest save, for restoring by hand.
+const PrevName = "workflows.prev.json"
+
+// DefaultMaxSize is the default cap on the size of workflows.json.
+const DefaultMaxSize = 64 << 20
+
+// Options configure a Store. The zero value is safe.
+type Options struct {
+	// MaxSize caps the size of workflows.json; a larger file is refused before it is read.
+	MaxSize int64
+	// BeforeSave, if set, runs inside Update just before the file is replaced; an error
+	// aborts the save. The host uses it to check that it still holds the writer lock.
+	BeforeSave func() error
+	// UnsafeNoRefresh disables refresh-before-write. It exists only so a test can show that
+	// the takeover tests fail without it. Never set it otherwise.
+	UnsafeNoRefresh bool
+}
+
+// Store is the on-disk document of one home folder. It is safe for concurrent use.
+type Store struct {
+	dir, path string
+	opts      Options
+
+	mu     sync.Mutex // guards the fields below and serialises every load and save
+	cur    *Doc       // newest good document read or written; never mutated
+	stamp  fileStamp  // identity of the file cur came from
+	epoch  uint64     // writer epoch this store saves with; 0 when not writing
+	broken error      // why the file on disk is unusable, or nil
+}
+
+// fileStamp identifies one version of the file without reading it.
+type fileStamp struct {
+	ino, size    int64
+	mtime, ctime int64
+	exists       bool
+}
+
+func stampOf(fi os.FileInfo) fileStamp {
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	s := fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano(), exists: true}
+	if st != nil {
+		s.ino = int64(st.Ino)
+		s.ctime = st.Ctim.Nano()
+	}
+	return s
+}
+
+// New returns a store for dir. It does not touch the disk; call Reload to read.
+func New(dir string, opts Options) *Store {
+	if opts.MaxSize <= 0 {
+		opts.MaxSize = DefaultMaxSize
+	}
+	return &Store{dir: dir, path: filepath.Join(dir, FileName), opts: opts, cur: emptyDoc()}
+}
+
+func emptyDoc() *Doc {
+	return &Doc{Schema: SchemaVersion, Workflows: []Workflow{}, Runs: []Run{}, Schedules: []Schedule{}}
+}
+
+// Path returns the path of workflows.json.
+func (s *Store) Path() string { return s.path }
+
+// Dir returns the home folder.
+func (s *Store) Dir() string { return s.dir }
+
+// View returns the newest good document this store knows (a snapshot: do not modify it)
+// and the reason the file on disk is unusable, if it is. It does not touch the disk.
+func (s *Store) View() (*Doc, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur, s.broken
+}
+
+// Reload re-reads workflows.json from disk unconditionally. On failure the previous good
+// document is kept in memory and the error (wrapping ErrUnreadable) is returned and
+// remembered, so Update refuses to write until the file is fixed.
+func (s *Store) Reload() (*Doc, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.loadLocked(true)
+	return s.cur, err
+}
+
+// Refresh re-reads workflows.json only if it changed since it was last read or written.
+// It reports whether the document in memory changed.
+func (s *Store) Refresh() (doc *Doc, changed bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	before := s.cur
+	err = s.loadLocked(false)
+	return s.cur, s.cur != before, err
+}
+
+// loadLocked reads the file if forced or if its stamp changed.
+func (s *Store) loadLocked(force bool) error {
+	fi, err := os.Stat(s.path)
+	if errors.Is(err, os.ErrNotExist) {
+		if force || s.stamp.exists || s.broken != nil {
+			s.broken = nil
+			s.stamp = fileStamp{}
+			if s.cur.Generation != 0 {
+				// The file vanished after we had read it: treat like unreadable, keep memory.
+				s.broken = fmt.Errorf("%w: %s disappeared after generation %d was read",
+					ErrUnreadable, s.path, s.cur.Generation)
+			}
+		}
+		return s.broken
+	}
+	if err != nil {
+		s.broken = fmt.Errorf("%w: %v", ErrUnreadable, err)
+		return s.broken
+	}
+	st := stampOf(fi)
+	if !force && st == s.stamp && s.broken == nil {
+		return nil
+	}
+	doc, err := readDoc(s.path, fi, s.opts.MaxSize)
+	if err != nil {
+		s.broken = err
+		s.stamp = st
+		return err
+	}
+	s.broken = nil
+	s.stamp = st
+	if doc.Generation != s.cur.Generation || doc.Epoch != s.cur.Epoch || force {
+		s.cur = doc
+	}
+	return nil
+}
+
+// readDoc reads and validates one file. Errors wrap ErrUnreadable and say what is wrong.
+func readDoc(path string, fi os.FileInfo, max int64) (*Doc, error) {
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%w: %s is %d bytes, over the cap of %d: %w", ErrUnreadable, path, fi.Size(), max, ErrTooLarge)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnreadable, path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%w: %s grew past the cap of %d bytes: %w", ErrUnreadable, path, max, ErrTooLarge)
+	}
+	doc, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnreadable, path, err)
+	}
+	return doc, nil
+}
+
+// Decode parses and validates a document. Unknown fields, trailing data, a missing or
+// newer schema and structural errors are refused with a message naming the problem.
+func Decode(data []byte) (*Doc, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("file is empty")
+	}
+	var probe struct {
+		Schema *int `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	if probe.Schema == nil {
+		return nil, errors.New("no \"schema\" field: not a Baton workflows file")
+	}
+	if *probe.Schema > SchemaVersion {
+		return nil, fmt.Errorf("schema %d: %w (this Baton reads schema %d); upgrade Baton", *probe.Schema, ErrNewerSchema, SchemaVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	doc := emptyDoc()
+	if err := dec.Decode(doc); err != nil {
+		return nil, fmt.Errorf("bad document: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the JSON document")
+	}
+	if doc.Workflows == nil {
+		doc.Workflows = []Workflow{}
+	}
+	if doc.Runs == nil {
+		doc.Runs = []Run{}
+	}
+	if doc.Schedules == nil {
+		doc.Schedules = []Schedule{}
+	}
+	if err := doc.Validate(); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// BeginEpoch makes this store a writer with the epoch after the one in memory, and returns
+// it. Call it right after Reload, in the takeover; the next Update saves with it.
+func (s *Store) BeginEpoch() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.epoch = s.cur.Epoch + 1
+	return s.epoch
+}
+
+// EndEpoch stops this store from writing.
+func (s *Store) EndEpoch() {
+	s.mu.Lock()
+	s.epoch = 0
+	s.mu.Unlock()
+}
+
+// Update is the only way to change the document. It refreshes from disk first if the file
+// changed, refuses if the file is unreadable or carries a higher epoch (fencing), passes a
+// private copy to fn, and saves it atomically with the next generation if fn returns nil.
+// It blocks for the save, including two fsyncs. It returns the saved document.
+func (s *Store) Update(fn func(*Doc) error) (*Doc, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.epoch == 0 {
+		return nil, ErrNotWriter
+	}
+	if !s.opts.UnsafeNoRefresh {
+		if err := s.loadLocked(false); err != nil {
+			return nil, err
+		}
+	}
+	if s.broken != nil {
+		return nil, s.broken
+	}
+	if s.cur.Epoch > s.epoch {
+		s.epoch = 0
+		return nil, fmt.Errorf("%w: disk has epoch %d, ours is lower", ErrFenced, s.cur.Epoch)
+	}
+	doc := s.cur.Clone()
+	if err := fn(doc); err != nil {
+		if errors.Is(err, ErrNoChange) {
+			return s.cur, nil
+		}
+		return nil, err
+	}
+	doc.Schema = SchemaVersion
+	doc.Generation = s.cur.Generation + 1
+	doc.Epoch = s.epoch
+	if err := doc.Validate(); err != nil {
+		return nil, err
+	}
+	if s.opts.BeforeSave != nil {
+		if err := s.opts.BeforeSave(); err != nil {
+			return nil, err
+		}
+	}
+	st, err := s.save(doc)
+	if err != nil {
+		return nil, err
+	}
+	s.cur, s.stamp = doc, st
+	return doc, nil
+}
+
+// save writes doc atomically and durably: a temp file in the same folder (O_EXCL, 0600),
+// write, fsync, keep the old file as PrevName, rename over, fsync the folder.
+func (s *Store) save(doc *Doc) (fileStamp, error) {
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fileStamp{}, fmt.Errorf("encode %s: %w", s.path, err)
+	}
+	data = append(data, '\n')
+	if err := WriteFileAtomic(s.path, data, s.keepPrev); err != nil {
+		return fileStamp{}, err
+	}
+	fi, err := os.Stat(s.path)
+	if err != nil {
+		return fileStamp{}, fmt.Errorf("stat after save: %w", err)
+	}
+	return stampOf(fi), nil
+}
+
+// keepPrev hard-links the current file as PrevName, so the generation before a save can be
+// restored by hand. It is best effort and costs two metadata operations.
+func (s *Store) keepPrev() {
+	if !s.stamp.exists {
+		return
+	}
+	tmp := filepath.Join(s.dir, ".prev.tmp")
+	_ = os.Remove(tmp)
+	if os.Link(s.path, tmp) == nil {
+		_ = os.Rename(tmp, filepath.Join(s.dir, PrevName))
+	}
+}
+
+// tempPrefix starts the name of every temp file a save creates.
+const tempPrefix = ".baton-tmp-"
+
+// WriteFileAtomic replaces path with data durably. Readers see the old or the new file,
+// never a mix. beforeRename, if not nil, runs after the temp file is durable.
+func WriteFileAtomic(path string, data []byte, beforeRename func()) error {
+	dir := filepath.Dir(path)
+	f, tmp, err := createTemp(dir, filepath.Base(path))
+	if err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("save %s: write: %w", path, err)
+	}
+	Failpoint("save.after-temp-write")
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("save %s: fsync: %w", path, err)
+	}
+	Failpoint("save.after-fsync")
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("save %s: close: %w", path, err)
+	}
+	if beforeRename != nil {
+		beforeRename()
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("save %s: rename: %w", path, err)
+	}
+	ok = true
+	Failpoint("save.after-rename")
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("save %s: fsync folder: %w", path, err)
+	}
+	return nil
+}
+
+func createTemp(dir, base string) (*os.File, string, error) {
+	for i := 0; ; i++ {
+		name := filepath.Join(dir, fmt.Sprintf("%s%s-%d-%d", tempPrefix, base, os.Getpid(), time.Now().UnixNano()))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil || !errors.Is(err, os.ErrExist) || i > 5 {
+			return f, name, err
+		}
+	}
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// CleanTemps removes temp files that a crashed save left behind. Only the writer may call
+// it (a reader could remove a temp file the writer is about to rename). It never touches
+// the live file.
+func CleanTemps(dir string) (removed []string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), tempPrefix) || e.Name() == ".prev.tmp" {
+			if os.Remove(filepath.Join(dir, e.Name())) == nil {
+				removed = append(removed, e.Name())
+			}
+		}
+	}
+	return removed
+}

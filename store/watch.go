@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Watch follows changes of workflows.json made by other processes until ctx ends. It
+// watches the home folder, not the file (saves replace the file), keeps only events that
+// name workflows.json, and calls onChange after each reload that changed the document or
+// failed. The first event of a burst is handled at once; events that arrive while a
+// reload runs collapse into one more reload. On an fsnotify overflow or error it reloads
+// in full. onChange runs on the watch goroutine, one call at a time.
+//
+// Watch returns once the watch is set up; it returns an error if the folder cannot be
+// watched.
+func (s *Store) Watch(ctx context.Context, onChange func(doc *Doc, err error)) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", s.dir, err)
+	}
+	if err := w.Add(s.dir); err != nil {
+		w.Close()
+		return fmt.Errorf("watch %s: %w", s.dir, err)
+	}
+	kick := make(chan bool, 1) // true asks for a full reload
+	go s.watchEvents(ctx, w, kick)
+	go s.reloadLoop(ctx, kick, onChange)
+	return nil
+}
+
+// watchEvents owns the fsnotify descriptor; every send selects on ctx so it cannot block.
+func (s *Store) watchEvents(ctx context.Context, w *fsnotify.Watcher, kick chan bool) {
+	defer w.Close()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if filepath.Base(ev.Name) != FileName {
+				continue
+			}
+			signal(kick, false)
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			// Overflow or any other error: events may be lost, so reload in full.
+			_ = errors.Is(err, fsnotify.ErrEventOverflow)
+			signal(kick, true)
+		}
+	}
+}
+
+// signal posts to a one-slot channel; a pending signal absorbs the new one, but a full
+// reload request is never downgraded.
+func signal(kick chan bool, full bool) {
+	select {
+	case kick <- full:
+	default:
+		if full {
+			select {
+			case <-kick:
+			default:
+			}
+			select {
+			case kick <- true:
+			default:
+			}
+		}
+	}
+}
+
+func (s *Store) reloadLoop(ctx context.Context, kick chan bool, onChange func(*Doc, error)) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case full := <-kick:
+			var doc *Doc
+			var changed bool
+			var err error
+			if full {
+				doc, err = s.Reload()
+				changed = true
+			} else {
+				doc, changed, err = s.Refresh()
+			}
+			if changed || err != nil {
+				onChange(doc, err)
+			}
+		}
+	}
+}

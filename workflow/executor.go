@@ -1,0 +1,332 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"baton/store"
+)
+
+// Updater applies fn to the newest document and saves it (store.Update behind the
+// writer's checks).
+type Updater func(fn func(*store.Doc) error) (*store.Doc, error)
+
+// Engine starts queued runs as their lanes allow and executes their steps as child
+// processes, each in its own process group. It belongs to one writer term: its context is
+// the writer role, and when that ends no new run starts.
+type Engine struct {
+	ctx    context.Context
+	update Updater
+	owner  store.Owner
+	home   string
+	now    func() time.Time
+
+	// OnFinish, if set, runs inside the save that records a run's end (schedules use it to
+	// release their lock and advance a watermark). Set it before the first Kick.
+	OnFinish func(d *store.Doc, r *store.Run, out RunOutput)
+	// EnvFor, if set, chooses extra environment for a run as it is claimed (schedules pass
+	// the watermark). Set it before the first Kick.
+	EnvFor func(d *store.Doc, r *store.Run) map[string]string
+
+	kickMu   sync.Mutex // serialises claiming runs against Stop
+	stopping bool       // guarded by kickMu
+
+	mu    sync.Mutex       // guards procs
+	procs map[string]*proc // live runs of this engine by id
+	wg    sync.WaitGroup   // one per live run
+}
+
+// RunOutput is what a finished run leaves for OnFinish.
+type RunOutput struct {
+	Status string
+	Env    map[string]string // extra environment the run was started with
+	Dir    string            // the run's private folder (runs/<id>)
+}
+
+type proc struct {
+	mu       sync.Mutex
+	pgid     int
+	reason   string // why it was cancelled; "" while not cancelled
+	timedOut bool
+}
+
+// cancel asks the run to stop: its current group is killed and no further step starts.
+func (p *proc) cancel(reason string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.reason == "" {
+		p.reason = reason
+	}
+	if p.pgid > 0 {
+		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+	}
+}
+
+func (p *proc) started(pgid int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pgid = pgid
+	if p.reason != "" {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+func (p *proc) cancelled() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reason
+}
+
+// NewEngine returns an engine for one writer term. ctx is the writer role; owner is this
+// window; home is the home folder (logs go to home/runs).
+func NewEngine(ctx context.Context, update Updater, owner store.Owner, home string, now func() time.Time) *Engine {
+	if now == nil {
+		now = time.Now
+	}
+	return &Engine{ctx: ctx, update: update, owner: owner, home: home, now: now, procs: map[string]*proc{}}
+}
+
+// Kick starts every queued run that its lane allows. It blocks for one save, returns the
+// ids it started, and does nothing after Stop or once the writer role ended.
+func (e *Engine) Kick() ([]string, error) {
+	e.kickMu.Lock()
+	defer e.kickMu.Unlock()
+	if e.stopping || e.ctx.Err() != nil {
+		return nil, nil
+	}
+	type start struct {
+		run store.Run
+		wf  store.Workflow
+		env map[string]string
+	}
+	var starts []start
+	_, err := e.update(func(d *store.Doc) error {
+		starts = starts[:0]
+		for _, r := range Claim(d, e.owner, e.now()) {
+			rr := d.Run(r.ID)
+			rr.Log = filepath.Join(e.home, "runs", r.ID+".log")
+			var env map[string]string
+			if e.EnvFor != nil {
+				env = e.EnvFor(d, rr)
+			}
+			starts = append(starts, start{run: rr.Clone(), wf: d.Workflow(r.Workflow).Clone(), env: env})
+		}
+		if len(starts) == 0 {
+			return store.ErrNoChange
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(starts))
+	for _, s := range starts {
+		p := &proc{}
+		e.mu.Lock()
+		e.procs[s.run.ID] = p
+		e.mu.Unlock()
+		e.wg.Add(1)
+		go e.execute(p, s.run, s.wf, s.env)
+		ids = append(ids, s.run.ID)
+	}
+	return ids, nil
+}
+
+// Cancel stops a run this engine is executing; the executor records it cancelled with
+// reason. It reports whether the run was found.
+func (e *Engine) Cancel(id, reason string) bool {
+	e.mu.Lock()
+	p := e.procs[id]
+	e.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	p.cancel(reason)
+	return true
+}
+
+// Owns reports whether this engine is executing run id.
+func (e *Engine) Owns(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.procs[id] != nil
+}
+
+// Live returns the ids of the runs this engine is executing.
+func (e *Engine) Live() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ids := make([]string, 0, len(e.procs))
+	for id := range e.procs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Stop cancels every live run with reason, waits until each is recorded (or its save
+// failed) and starts nothing more. It blocks until then. Call it while still the writer.
+func (e *Engine) Stop(reason string) {
+	e.kickMu.Lock()
+	e.stopping = true
+	e.kickMu.Unlock()
+	e.mu.Lock()
+	for _, p := range e.procs {
+		p.cancel(reason)
+	}
+	e.mu.Unlock()
+	e.wg.Wait()
+}
+
+// execute runs the steps of one claimed run in order and records the outcome.
+func (e *Engine) execute(p *proc, run store.Run, wf store.Workflow, extra map[string]string) {
+	defer e.wg.Done()
+	defer func() {
+		e.mu.Lock()
+		delete(e.procs, run.ID)
+		e.mu.Unlock()
+	}()
+	runDir := filepath.Join(e.home, "runs", run.ID)
+	status, exit, errText := e.runSteps(p, run, wf, extra, runDir)
+	if status == "" {
+		return // lost the writer role: the next writer reaps this run
+	}
+	_, err := e.update(func(d *store.Doc) error {
+		r := d.Run(run.ID)
+		if r == nil || r.Status != store.StatusRunning {
+			return store.ErrNoChange
+		}
+		Finish(r, status, exit, errText, e.now())
+		ReleaseScheduleLock(d, r.ID)
+		if e.OnFinish != nil {
+			e.OnFinish(d, r, RunOutput{Status: status, Env: extra, Dir: runDir})
+		}
+		return nil
+	})
+	if err == nil {
+		go e.Kick() // a slot is free
+	}
+	_ = os.RemoveAll(runDir)
+}
+
+// runSteps executes the steps and returns the outcome, or status "" if the outcome can no
+// longer be recorded by this window.
+func (e *Engine) runSteps(p *proc, run store.Run, wf store.Workflow, extra map[string]string, runDir string) (string, *int, string) {
+	if err := os.MkdirAll(runDir, 0o700); err != nil {
+		return store.StatusFailed, nil, fmt.Sprintf("cannot create run folder: %v", err)
+	}
+	logf, err := os.OpenFile(run.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return store.StatusFailed, nil, fmt.Sprintf("cannot open run log: %v", err)
+	}
+	defer logf.Close()
+	var exit *int
+	for i, step := range wf.Steps {
+		if r := p.cancelled(); r != "" {
+			return store.StatusCancelled, exit, r
+		}
+		fmt.Fprintf(logf, "== step %d of %d (%s): %q\n", i+1, len(wf.Steps), step.Name, step.Argv)
+		code, errText, lost := e.runStep(p, run, i, step, extra, logf)
+		if lost {
+			return "", nil, ""
+		}
+		exit = code
+		if r := p.cancelled(); r != "" {
+			return store.StatusCancelled, exit, r
+		}
+		if errText != "" {
+			return store.StatusFailed, exit, errText
+		}
+	}
+	return store.StatusSucceeded, exit, ""
+}
+
+// runStep runs one step to its end. lost reports that the run could not be recorded
+// (the writer role ended), in which case its group was killed.
+func (e *Engine) runStep(p *proc, run store.Run, i int, step store.Step, extra map[string]string, logf *os.File) (exit *int, errText string, lost bool) {
+	cmd := exec.Command(step.Argv[0], step.Argv[1:]...)
+	cmd.Dir = step.Dir
+	cmd.Env = stepEnv(step, extra, e.home, run.ID)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Sprintf("step %d (%s): cannot start %q: %v", i+1, step.Name, step.Argv[0], unwrapExec(err)), false
+	}
+	pid := cmd.Process.Pid
+	p.started(pid)
+	start, _ := ProcStart(pid)
+	_, err := e.update(func(d *store.Doc) error {
+		r := d.Run(run.ID)
+		if r == nil || r.Status != store.StatusRunning {
+			return store.ErrNoChange
+		}
+		r.Step, r.PGID, r.StepPID, r.StepStart = i, pid, pid, start
+		return nil
+	})
+	if err != nil {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		return nil, "", true
+	}
+	var timer *time.Timer
+	if step.Timeout > 0 {
+		timer = time.AfterFunc(step.Timeout.D(), func() {
+			p.mu.Lock()
+			p.timedOut = true
+			p.mu.Unlock()
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		})
+	}
+	werr := cmd.Wait()
+	if timer != nil {
+		timer.Stop()
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL) // nothing of the step outlives it
+	code := cmd.ProcessState.ExitCode()
+	exit = &code
+	p.mu.Lock()
+	timedOut := p.timedOut
+	p.mu.Unlock()
+	switch {
+	case timedOut:
+		return exit, fmt.Sprintf("step %d (%s) timed out after %s; its process group was killed", i+1, step.Name, step.Timeout.D()), false
+	case werr != nil && code != 0:
+		if code < 0 {
+			return exit, fmt.Sprintf("step %d (%s) was killed: %v", i+1, step.Name, werr), false
+		}
+		return exit, fmt.Sprintf("step %d (%s) exited with code %d", i+1, step.Name, code), false
+	}
+	return exit, "", false
+}
+
+func stepEnv(step store.Step, extra map[string]string, home, id string) []string {
+	env := os.Environ()
+	for k, v := range step.Env {
+		env = append(env, k+"="+v)
+	}
+	for k, v := range extra {
+		env = append(env, k+"="+v)
+	}
+	return append(env, EnvRunID+"="+id, EnvHome+"="+home)
+}
+
+func unwrapExec(err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", strings.TrimSpace(pe.Op), pe.Err)
+	}
+	return err
+}

@@ -1,0 +1,124 @@
+// Package workflow is the logic over a workflows document: definitions, runs, the
+// concurrency lane, the reaper, schedules, and the executor that runs steps as child
+// processes. It never touches workflows.json itself; the caller passes a document (inside
+// store.Update) or an Updater.
+package workflow
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"baton/store"
+)
+
+// Normalize fills defaults into a workflow definition and validates it.
+func Normalize(w *store.Workflow) error {
+	if w.MaxConcurrent == 0 {
+		w.MaxConcurrent = 1
+	}
+	if w.OnOwnerLost == "" {
+		w.OnOwnerLost = "fail"
+	}
+	for i := range w.Steps {
+		if w.Steps[i].Name == "" {
+			w.Steps[i].Name = fmt.Sprintf("step %d", i+1)
+		}
+	}
+	if err := w.Validate(); err != nil {
+		return fmt.Errorf("%w: workflow %q: %w", ErrInvalid, w.Name, err)
+	}
+	return nil
+}
+
+// AddWorkflow adds a new definition to d. A duplicate name is ErrConflict.
+func AddWorkflow(d *store.Doc, w store.Workflow) error {
+	if err := Normalize(&w); err != nil {
+		return err
+	}
+	if d.Workflow(w.Name) != nil {
+		return fmt.Errorf("%w: a workflow named %q already exists", ErrConflict, w.Name)
+	}
+	d.Workflows = append(d.Workflows, w.Clone())
+	return nil
+}
+
+// UpdateWorkflow replaces the definition with the same name. Running runs keep the steps
+// they started with.
+func UpdateWorkflow(d *store.Doc, w store.Workflow) error {
+	if err := Normalize(&w); err != nil {
+		return err
+	}
+	cur := d.Workflow(w.Name)
+	if cur == nil {
+		return fmt.Errorf("%w: no workflow named %q", ErrNotFound, w.Name)
+	}
+	*cur = w.Clone()
+	return nil
+}
+
+// DeleteWorkflow removes a definition. A workflow with queued or running runs cannot be
+// deleted (cancel them first); its schedules are deleted with it.
+func DeleteWorkflow(d *store.Doc, name string) error {
+	idx := -1
+	for i := range d.Workflows {
+		if d.Workflows[i].Name == name {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return fmt.Errorf("%w: no workflow named %q", ErrNotFound, name)
+	}
+	for i := range d.Runs {
+		if d.Runs[i].Workflow == name && d.Runs[i].Active() {
+			return fmt.Errorf("%w: workflow %q has an active run %s; cancel it first", ErrConflict, name, d.Runs[i].ID)
+		}
+	}
+	d.Workflows = append(d.Workflows[:idx], d.Workflows[idx+1:]...)
+	kept := d.Schedules[:0]
+	for _, s := range d.Schedules {
+		if s.Workflow != name {
+			kept = append(kept, s)
+		}
+	}
+	d.Schedules = kept
+	return nil
+}
+
+// Enqueue adds a queued run of workflow name to d and returns a copy of it.
+func Enqueue(d *store.Doc, name, task string, now time.Time) (store.Run, error) {
+	w := d.Workflow(name)
+	if w == nil {
+		return store.Run{}, fmt.Errorf("%w: no workflow named %q", ErrNotFound, name)
+	}
+	d.Seq++
+	r := store.Run{
+		ID:       NewRunID(d.Seq),
+		Seq:      d.Seq,
+		Workflow: name,
+		Task:     task,
+		Status:   store.StatusQueued,
+		Steps:    len(w.Steps),
+		Created:  now.UTC(),
+	}
+	d.Runs = append(d.Runs, r)
+	return r, nil
+}
+
+// NewRunID returns a run id that is unique across homes: the sequence number for people,
+// and a random suffix so that process markers of two homes never collide.
+func NewRunID(seq uint64) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("r%d-%s", seq, hex.EncodeToString(b[:]))
+}
+
+// Finish records the end of a run: its status, exit code, error and end time.
+func Finish(r *store.Run, status string, exit *int, errText string, now time.Time) {
+	r.Status = status
+	r.ExitCode = exit
+	r.Error = errText
+	r.Ended = now.UTC()
+	r.PGID, r.StepPID, r.StepStart = 0, 0, 0
+}
