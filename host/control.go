@@ -188,7 +188,7 @@ func (c *Control) dispatch(req *Request) (map[string]any, error) {
 		g, err := w.CancelRun(req.Run)
 		return map[string]any{"generation": g}, err
 	case "audit":
-		es, err := w.audit.Read(req.Max)
+		es, err := w.Audit(req.Max)
 		if es == nil {
 			es = []store.Entry{}
 		}

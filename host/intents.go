@@ -161,3 +161,7 @@ func gen(d *store.Doc) uint64 {
 }
 
 func sleepMS(n int) { time.Sleep(time.Duration(n) * time.Millisecond) }
+
+// Audit returns the newest max entries of the audit log (all if max <= 0), oldest first.
+// It reads the file; a reader may call it too.
+func (w *Window) Audit(max int) ([]store.Entry, error) { return w.audit.Read(max) }
