@@ -74,6 +74,11 @@ func ownerAlive(home string, self store.Owner, o store.Owner) (bool, string) {
 		return true, fmt.Sprintf("instance lock of pid %d cannot be checked: %v", o.PID, err)
 	}
 	if !ok {
+		// The kernel releases a killed process's locks one file at a time; state.lock may
+		// be free while the instance lock is still held by a process that is already dying.
+		if o.Boot == self.Boot && workflow.Exiting(o.PID, o.Start) {
+			return false, fmt.Sprintf("pid %d is exiting (its instance lock not yet released)", o.PID)
+		}
 		return true, fmt.Sprintf("instance lock of pid %d is held", o.PID)
 	}
 	_ = fl.Close()

@@ -38,6 +38,9 @@ func (w *Window) BecomeWriter() {
 	if !w.setRole(RolePromoting) {
 		return
 	}
+	w.mu.Lock()
+	w.roleKnown = true
+	w.mu.Unlock()
 	w.emitRole()
 	t0 := time.Now()
 	tk := Takeover{NewOwner: w.self}

@@ -61,6 +61,7 @@ type Window struct {
 	engine       *workflow.Engine
 	last         Takeover // the last takeover this window did
 	started      bool
+	roleKnown    bool // the first role event was sent
 
 	pubMu     sync.Mutex // serialises publish; guards published
 	published *store.Doc
@@ -138,6 +139,9 @@ func (w *Window) Start() error {
 		w.gotLock()
 		return nil
 	}
+	w.mu.Lock()
+	w.roleKnown = true
+	w.mu.Unlock()
 	w.emitRole()
 	w.waitForLock()
 	return nil
@@ -279,7 +283,10 @@ func (w *Window) publish(doc *store.Doc) {
 	if old != nil && old.Writer != nil {
 		oldWriter = old.Writer.PID
 	}
-	if doc.Writer != nil && doc.Writer.PID != oldWriter && w.Role() == RoleReader {
+	w.mu.Lock()
+	readerKnown := w.roleKnown && w.role == RoleReader
+	w.mu.Unlock()
+	if doc.Writer != nil && doc.Writer.PID != oldWriter && readerKnown {
 		evs = append(evs, Event{Kind: "role", Role: "reader", WriterPID: doc.Writer.PID, Epoch: doc.Epoch})
 	}
 	w.hub.emit(evs...)

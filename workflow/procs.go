@@ -28,8 +28,12 @@ func ProcStart(pid int) (uint64, error) {
 type procInfo struct {
 	state byte
 	pgid  int
+	flags uint64
 	start uint64
 }
+
+// pfExiting is the kernel's PF_EXITING task flag: the process is dying.
+const pfExiting = 0x4
 
 func procStat(pid int) (procInfo, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -51,13 +55,26 @@ func procStat(pid int) (procInfo, error) {
 	if err != nil {
 		return procInfo{}, err
 	}
-	return procInfo{state: f[0][0], pgid: pgid, start: start}, nil
+	flags, _ := strconv.ParseUint(f[6], 10, 64)
+	return procInfo{state: f[0][0], pgid: pgid, flags: flags, start: start}, nil
 }
 
 // Alive reports whether pid is a live (not zombie) process with the given start time.
 func Alive(pid int, start uint64) bool {
 	st, err := procStat(pid)
 	return err == nil && st.state != 'Z' && st.state != 'X' && (start == 0 || st.start == start)
+}
+
+// Exiting reports whether pid (with the given start time) is dying or gone: not in
+// /proc, a zombie, a different process, or flagged PF_EXITING by the kernel. A process
+// killed with SIGKILL is flagged before it closes its files, so this tells a dead window
+// whose locks the kernel has not released yet.
+func Exiting(pid int, start uint64) bool {
+	st, err := procStat(pid)
+	if err != nil {
+		return true
+	}
+	return st.state == 'Z' || st.state == 'X' || (start != 0 && st.start != start) || st.flags&pfExiting != 0
 }
 
 // markerEnv names the environment variables every step process carries, so that the

@@ -1,0 +1,406 @@
+package host
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// readDisk parses workflows.json of home; the test fails if it is not a valid document.
+func readDisk(t testing.TB, home string) *store.Doc {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(home, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := store.Decode(data)
+	if err != nil {
+		t.Fatalf("workflows.json on disk is not a valid document: %v", err)
+	}
+	return d
+}
+
+func diskNames(d *store.Doc) []string {
+	var out []string
+	for _, w := range d.Workflows {
+		out = append(out, w.Name)
+	}
+	return out
+}
+
+// f1 runs the seed's stale-takeover scenario and returns the workflow names on disk after
+// the takeover's first write, and after a restart.
+func f1(t *testing.T, unsafe bool) (disk, restart []string) {
+	home := t.TempDir()
+	a := startChild(t, home)
+	if a.initialRole() != "writer" {
+		t.Fatal("first window is not the writer")
+	}
+	a.ok(addWF("before", 1, "fail"))
+	var opts []childOpt
+	if unsafe {
+		opts = append(opts, withEnv("BATON_TEST_UNSAFE_SKIP_REREAD=1"))
+	}
+	b := startChild(t, home, opts...)
+	if b.initialRole() != "reader" {
+		t.Fatal("second window is not a reader")
+	}
+	if got := b.snapshot().names(); !contains(got, "before") {
+		t.Fatalf("reader did not load: %v", got)
+	}
+	a.ok(addWF("after", 1, "fail")) // the writer records more
+	a.kill9()
+	b.waitWriter(10 * time.Second)
+	b.ok(addWF("by-survivor", 1, "fail")) // the survivor writes
+	disk = diskNames(readDisk(t, home))
+	if err := b.close(); err != nil {
+		t.Fatalf("survivor did not exit cleanly: %v", err)
+	}
+	for _, h := range lockHolders(filepath.Join(home, LockName)) {
+		t.Logf("after b exit: %s", h)
+	}
+	c := startChild(t, home)
+	if c.initialRole() != "writer" {
+		t.Fatalf("restarted window is not the writer: %v", c.eventsCopy())
+	}
+	restart = c.snapshot().names()
+	return disk, restart
+}
+
+func TestF1TakeoverKeepsDeadWritersRecords(t *testing.T) {
+	disk, restart := f1(t, false)
+	for _, want := range []string{"before", "after", "by-survivor"} {
+		if !contains(disk, want) {
+			t.Errorf("disk after takeover lacks %q: %v", want, disk)
+		}
+		if !contains(restart, want) {
+			t.Errorf("restart lacks %q: %v", want, restart)
+		}
+	}
+}
+
+// TestF1ReverseControl shows the F1 test bites: with the takeover's re-read (and the
+// follow reloads and refresh-before-write) switched off, the dead writer's record is lost.
+func TestF1ReverseControl(t *testing.T) {
+	disk, restart := f1(t, true)
+	if contains(disk, "after") || contains(restart, "after") {
+		t.Fatalf("with the re-read skipped the stale copy should have overwritten \"after\"; disk=%v restart=%v", disk, restart)
+	}
+	if !contains(disk, "by-survivor") {
+		t.Fatalf("survivor's write missing: %v", disk)
+	}
+}
+
+// sleeper returns argv for a step that forks a grandchild, writes both pids to dir, and
+// sleeps; marks counts its starts in dir/starts.
+func sleeper(dir string, secs int) []string {
+	script := fmt.Sprintf(`echo start >> %[1]s/starts; sleep %[2]d & echo $! > %[1]s/grandchild; echo $$ > %[1]s/child; sleep %[2]d; wait`, dir, secs)
+	return []string{"sh", "-c", script}
+}
+
+func readPID(t *testing.T, path string) int {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				return p
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no pid in %s", path)
+	return 0
+}
+
+func pidAlive(pid int) bool { return workflow.Alive(pid, 0) }
+
+// runningWithGroup waits until run id is running with its process group recorded.
+func runningWithGroup(t *testing.T, c *child, id string) (pgid int) {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		for _, r := range c.snapshot().Runs {
+			if r.ID == id && r.Status == "running" && r.PGID > 0 {
+				return r.PGID
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("run %s never ran with a recorded group", id)
+	return 0
+}
+
+func TestF2TakeoverReapsDeadRunAndFreesLane(t *testing.T) {
+	home, marks := t.TempDir(), t.TempDir()
+	a := startChild(t, home)
+	a.initialRole()
+	a.ok(addWF("slow", 1, "fail", sleeper(marks, 300)...))
+	r1 := a.ok(map[string]any{"op": "start_run", "workflow": "slow", "task": "of-dead-window"})["run"].(string)
+	pgid := runningWithGroup(t, a, r1)
+	grand := readPID(t, filepath.Join(marks, "grandchild"))
+	r2 := a.ok(map[string]any{"op": "start_run", "workflow": "slow", "task": "queued-behind"})
+	if r2["status"] != "queued" {
+		t.Fatalf("second run in a lane of 1 should queue: %v", r2)
+	}
+	b := startChild(t, home)
+	if b.initialRole() != "reader" {
+		t.Fatal("b is not a reader")
+	}
+	deadPID := a.pid
+	a.kill9()
+	ev := b.waitWriter(10 * time.Second)
+	if reaped := fmt.Sprint(ev["reaped"]); !strings.Contains(reaped, r1) {
+		t.Fatalf("writer event does not list the reaped run %s: %v", r1, ev)
+	}
+	// The reaped run failed with an error that names the dead owner.
+	snap := b.snapshot()
+	var got1 string
+	for _, r := range snap.Runs {
+		if r.ID == r1 {
+			got1 = r.Status + ": " + r.Error
+		}
+	}
+	if !strings.HasPrefix(got1, "failed: ") || !strings.Contains(got1, fmt.Sprintf("pid %d", deadPID)) {
+		t.Fatalf("reaped run: %q, want failed naming pid %d", got1, deadPID)
+	}
+	// No process of its group survives, the grandchild included.
+	if syscall.Kill(-pgid, 0) == nil && groupHasLive(pgid) {
+		t.Errorf("process group %d of the dead run survives", pgid)
+	}
+	if pidAlive(grand) {
+		t.Errorf("grandchild %d of the dead run survives", grand)
+	}
+	// The queued run starts at once in the freed lane, owned by the survivor.
+	b.waitEvent(0, 5*time.Second, eventIs("run", "run", r2["run"].(string), "status", "running"))
+	for _, r := range b.snapshot().Runs {
+		if r.ID == r2["run"] && r.OwnerPID != b.pid {
+			t.Errorf("queued run owned by %d, want survivor %d", r.OwnerPID, b.pid)
+		}
+	}
+	// The audit log names the takeover and the reap with its evidence.
+	au := b.ok(map[string]any{"op": "audit"})
+	txt, _ := json.Marshal(au["entries"])
+	if !strings.Contains(string(txt), `"kind":"reap"`) || !strings.Contains(string(txt), "instance lock") {
+		t.Errorf("audit lacks the reap with evidence: %s", txt)
+	}
+}
+
+func groupHasLive(pgid int) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			return true
+		}
+	}
+	return false
+}
+
+func TestF2RequeueRunsAgainExactlyOnce(t *testing.T) {
+	home, marks := t.TempDir(), t.TempDir()
+	a := startChild(t, home)
+	a.initialRole()
+	// The step takes 1.5 s: long enough to be killed mid-way, short enough to finish.
+	a.ok(addWF("again", 1, "requeue", sleeper(marks, 1)...))
+	r1 := a.ok(map[string]any{"op": "start_run", "workflow": "again"})["run"].(string)
+	runningWithGroup(t, a, r1)
+	b := startChild(t, home)
+	b.initialRole()
+	a.kill9()
+	b.waitWriter(10 * time.Second)
+	b.waitEvent(0, 10*time.Second, eventIs("run", "run", r1, "status", "succeeded"))
+	starts, _ := os.ReadFile(filepath.Join(marks, "starts"))
+	if n := strings.Count(string(starts), "start"); n != 2 {
+		t.Fatalf("step started %d times, want 2 (once by the dead writer, once by the survivor)", n)
+	}
+	running := 0
+	from, _ := b.waitEvent(0, time.Second, eventIs("role", "role", "writer"))
+	for _, e := range b.eventsCopy()[from:] {
+		if e["event"] == "run" && e["run"] == r1 && e["status"] == "running" {
+			running++
+		}
+	}
+	if running != 1 {
+		t.Fatalf("survivor started the re-queued run %d times, want 1", running)
+	}
+	for _, r := range b.snapshot().Runs {
+		if r.ID == r1 && (r.Attempt != 2 || r.OwnerPID != b.pid) {
+			t.Fatalf("re-queued run: attempt %d owner %d, want attempt 2 owner %d", r.Attempt, r.OwnerPID, b.pid)
+		}
+	}
+}
+
+// TestLockNotInheritedBySteps: the dead writer's orphaned step is alive, and the survivor
+// still takes over, so the step did not inherit state.lock.
+func TestLockNotInheritedBySteps(t *testing.T) {
+	home, marks := t.TempDir(), t.TempDir()
+	a := startChild(t, home)
+	a.initialRole()
+	a.ok(addWF("orphan", 1, "fail", sleeper(marks, 300)...))
+	r1 := a.ok(map[string]any{"op": "start_run", "workflow": "orphan"})["run"].(string)
+	runningWithGroup(t, a, r1)
+	step := readPID(t, filepath.Join(marks, "child"))
+	// No descriptor of the step refers to state.lock.
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", step))
+	for _, fd := range fds {
+		target, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", step, fd.Name()))
+		if strings.HasSuffix(target, LockName) || strings.Contains(target, InstancesDir) {
+			t.Fatalf("step %d holds %s open (fd %s)", step, target, fd.Name())
+		}
+	}
+	a.kill9()
+	if !pidAlive(step) {
+		t.Fatal("the orphaned step died with its window; the test needs it alive")
+	}
+	// The orphan is alive and nobody has reaped it yet: a new window must still get the
+	// lock at once, which is only possible if the orphan does not hold it.
+	b := startChild(t, home)
+	if b.initialRole() != "writer" {
+		t.Fatalf("new window did not become the writer while the orphan %d lives: %v", step, b.eventsCopy())
+	}
+	if pidAlive(step) {
+		t.Fatalf("the survivor did not kill the orphaned step %d when reaping", step)
+	}
+}
+
+func TestSimultaneousStartExactlyOneWriter(t *testing.T) {
+	home := t.TempDir()
+	const n = 5
+	var cs []*child
+	for i := 0; i < n; i++ {
+		cs = append(cs, startChild(t, home))
+	}
+	var writer *child
+	for _, c := range cs {
+		if c.initialRole() == "writer" {
+			if writer != nil {
+				t.Fatalf("two writers: pids %d and %d", writer.pid, c.pid)
+			}
+			writer = c
+		}
+	}
+	if writer == nil {
+		t.Fatal("no writer among windows started at once")
+	}
+	for _, c := range cs {
+		if c == writer {
+			continue
+		}
+		st := c.ok(map[string]any{"op": "status"})
+		if st["role"] != "reader" {
+			t.Fatalf("window %d: role %v", c.pid, st["role"])
+		}
+		r := c.do(addWF("from-reader", 1, "fail"))
+		if r["ok"] != false || r["code"] != "read_only" || !strings.Contains(fmt.Sprint(r["error"]), fmt.Sprintf("pid %d", writer.pid)) {
+			t.Fatalf("reader write: %v, want read_only naming pid %d", r, writer.pid)
+		}
+	}
+	if names := diskNames(readDisk(t, home)); contains(names, "from-reader") {
+		t.Fatal("a reader's write reached the disk")
+	}
+}
+
+func TestChainOfThree(t *testing.T) {
+	home := t.TempDir()
+	a := startChild(t, home)
+	a.initialRole()
+	b, c := startChild(t, home), startChild(t, home)
+	b.initialRole()
+	c.initialRole()
+	a.ok(addWF("one", 1, "fail"))
+	a.kill9()
+	// Either survivor may win the lock.
+	var second, third *child
+	deadline := time.Now().Add(10 * time.Second)
+	for second == nil && time.Now().Before(deadline) {
+		for _, x := range []*child{b, c} {
+			if x.ok(map[string]any{"op": "status"})["role"] == "writer" {
+				second = x
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if second == nil {
+		t.Fatal("nobody took over after the first writer died")
+	}
+	third = b
+	if second == b {
+		third = c
+	}
+	second.ok(addWF("two", 1, "fail"))
+	second.kill9()
+	third.waitWriter(10 * time.Second)
+	third.ok(addWF("three", 1, "fail"))
+	names := third.snapshot().names()
+	for _, want := range []string{"one", "two", "three"} {
+		if !contains(names, want) {
+			t.Fatalf("last window lacks %q: %v", want, names)
+		}
+	}
+	if ep := readDisk(t, home).Epoch; ep != 3 {
+		t.Fatalf("epoch %d after three writers, want 3", ep)
+	}
+}
+
+// TestGracefulCloseRecordsRunsAndHandsOver: end of stdin cancels running runs and records
+// why; the survivor takes over and reaps nothing.
+func TestGracefulCloseRecordsRunsAndHandsOver(t *testing.T) {
+	home, marks := t.TempDir(), t.TempDir()
+	a := startChild(t, home)
+	a.initialRole()
+	a.ok(addWF("long", 1, "fail", sleeper(marks, 300)...))
+	r1 := a.ok(map[string]any{"op": "start_run", "workflow": "long"})["run"].(string)
+	runningWithGroup(t, a, r1)
+	grand := readPID(t, filepath.Join(marks, "grandchild"))
+	b := startChild(t, home)
+	b.initialRole()
+	if err := a.close(); err != nil {
+		t.Fatal(err)
+	}
+	ev := b.waitWriter(10 * time.Second)
+	if rs := ev["reaped"].([]any); len(rs) != 0 {
+		t.Fatalf("survivor reaped %v after a graceful close", rs)
+	}
+	d := readDisk(t, home)
+	r := d.Run(r1)
+	if r.Status != store.StatusCancelled || !strings.Contains(r.Error, "window closed") {
+		t.Fatalf("run after graceful close: %s %q", r.Status, r.Error)
+	}
+	if pidAlive(grand) {
+		t.Fatalf("grandchild %d survived the graceful close", grand)
+	}
+}
+
+func lockHolders(path string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		fds, _ := os.ReadDir("/proc/" + e.Name() + "/fd")
+		for _, fd := range fds {
+			l, _ := os.Readlink("/proc/" + e.Name() + "/fd/" + fd.Name())
+			if l == path {
+				cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+				out = append(out, e.Name()+" "+strings.ReplaceAll(string(cmd), "\x00", " "))
+			}
+		}
+	}
+	return out
+}
