@@ -27,7 +27,9 @@ func TestMain(m *testing.M) {
 }
 
 func childMain() int {
-	opts := Options{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "child %d: "+f+"\n", append([]any{os.Getpid()}, a...)...) }}
+	opts := Options{Logf: func(f string, a ...any) {
+		fmt.Fprintf(os.Stderr, "child %d: "+f+"\n", append([]any{os.Getpid()}, a...)...)
+	}}
 	if os.Getenv("BATON_TEST_UNSAFE_SKIP_REREAD") == "1" {
 		opts.UnsafeSkipReread = true
 	}

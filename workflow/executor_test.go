@@ -1,0 +1,149 @@
+package workflow
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"baton/store"
+)
+
+type rig struct {
+	t    *testing.T
+	home string
+	st   *store.Store
+	eng  *Engine
+}
+
+func newRig(t *testing.T) *rig {
+	home := t.TempDir()
+	st := store.New(home, store.Options{})
+	st.Reload()
+	st.BeginEpoch()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	me := store.Owner{PID: os.Getpid(), Instance: "test"}
+	r := &rig{t: t, home: home, st: st}
+	r.eng = NewEngine(ctx, st.Update, me, home, nil)
+	t.Cleanup(func() { r.eng.Stop("test over") })
+	return r
+}
+
+func (r *rig) add(w store.Workflow) {
+	r.t.Helper()
+	if _, err := r.st.Update(func(d *store.Doc) error { return AddWorkflow(d, w) }); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *rig) start(name string) string {
+	r.t.Helper()
+	var id string
+	if _, err := r.st.Update(func(d *store.Doc) error {
+		run, err := Enqueue(d, name, "", time.Now())
+		id = run.ID
+		return err
+	}); err != nil {
+		r.t.Fatal(err)
+	}
+	if _, err := r.eng.Kick(); err != nil {
+		r.t.Fatal(err)
+	}
+	return id
+}
+
+func (r *rig) wait(id string, timeout time.Duration) store.Run {
+	r.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		d, _ := r.st.View()
+		if run := d.Run(id); run != nil && !run.Active() {
+			return *run
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	r.t.Fatalf("run %s did not finish in %s", id, timeout)
+	return store.Run{}
+}
+
+func TestExecutorRunsStepsInOrderWithLog(t *testing.T) {
+	r := newRig(t)
+	r.add(store.Workflow{Name: "w", Steps: []store.Step{
+		{Argv: []string{"sh", "-c", "echo one"}},
+		{Argv: []string{"printf", "%s|", "$(id)", "\"; rm -rf ~ #"}},
+	}})
+	run := r.wait(r.start("w"), 5*time.Second)
+	if run.Status != store.StatusSucceeded || *run.ExitCode != 0 {
+		t.Fatalf("run: %+v", run)
+	}
+	log, _ := os.ReadFile(run.Log)
+	// argv is passed as given, never through a shell.
+	if !strings.Contains(string(log), "one") || !strings.Contains(string(log), `$(id)|"; rm -rf ~ #|`) {
+		t.Fatalf("log: %q", log)
+	}
+}
+
+func TestExecutorFailureNamesStepAndCode(t *testing.T) {
+	r := newRig(t)
+	r.add(store.Workflow{Name: "w", Steps: []store.Step{{Name: "boom", Argv: []string{"sh", "-c", "exit 3"}}, {Argv: []string{"true"}}}})
+	run := r.wait(r.start("w"), 5*time.Second)
+	if run.Status != store.StatusFailed || *run.ExitCode != 3 || !strings.Contains(run.Error, "step 1 (boom) exited with code 3") || run.Step != 0 {
+		t.Fatalf("run: %+v", run)
+	}
+}
+
+func TestExecutorMissingProgram(t *testing.T) {
+	r := newRig(t)
+	r.add(store.Workflow{Name: "w", Steps: []store.Step{{Argv: []string{"/no/such/program"}}}})
+	run := r.wait(r.start("w"), 5*time.Second)
+	if run.Status != store.StatusFailed || !strings.Contains(run.Error, "cannot start") {
+		t.Fatalf("run: %+v", run)
+	}
+}
+
+func TestExecutorTimeoutKillsGroup(t *testing.T) {
+	r := newRig(t)
+	dir := t.TempDir()
+	r.add(store.Workflow{Name: "w", Steps: []store.Step{{Argv: []string{"sh", "-c",
+		"sleep 60 & echo $! > " + dir + "/gc; sleep 60"}, Timeout: store.Duration(300 * time.Millisecond)}}})
+	run := r.wait(r.start("w"), 5*time.Second)
+	if run.Status != store.StatusFailed || !strings.Contains(run.Error, "timed out after 300ms") {
+		t.Fatalf("run: %+v", run)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "gc"))
+	gc, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if gc == 0 || Alive(gc, 0) {
+		t.Fatalf("grandchild %d outlived the timed-out step", gc)
+	}
+}
+
+func TestExecutorLaneAndCancel(t *testing.T) {
+	r := newRig(t)
+	r.add(store.Workflow{Name: "w", MaxConcurrent: 1, Steps: []store.Step{{Argv: []string{"sleep", "60"}}}})
+	a := r.start("w")
+	b := r.start("w")
+	d, _ := r.st.View()
+	if d.Run(a).Status != store.StatusRunning || d.Run(b).Status != store.StatusQueued {
+		t.Fatalf("lane of 1: %s %s", d.Run(a).Status, d.Run(b).Status)
+	}
+	if !r.eng.Cancel(a, "by test") {
+		t.Fatal("engine does not own the running run")
+	}
+	if run := r.wait(a, 5*time.Second); run.Status != store.StatusCancelled || run.Error != "by test" {
+		t.Fatalf("cancelled run: %+v", run)
+	}
+	// The freed slot starts the queued run.
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		d, _ := r.st.View()
+		if d.Run(b).Status == store.StatusRunning {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("queued run did not start after the slot was freed")
+}
