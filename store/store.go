@@ -36,18 +36,27 @@ type Options struct {
 	// UnsafeNoRefresh disables refresh-before-write. It exists only so a test can show that
 	// the takeover tests fail without it. Never set it otherwise.
 	UnsafeNoRefresh bool
+	// KeepFinished is how many finished runs per workflow the document keeps; older ones
+	// move to the archive (see Archive) in batches, once a workflow has KeepFinished/5
+	// more. 0 means DefaultKeepFinished; a negative value never archives.
+	KeepFinished int
+	// ArchiveMaxSize is the size at which an archive file is rotated
+	// (DefaultArchiveMaxSize when 0).
+	ArchiveMaxSize int64
 }
 
 // Store is the on-disk document of one home folder. It is safe for concurrent use.
 type Store struct {
 	dir, path string
 	opts      Options
+	arch      *Archive
 
-	mu     sync.Mutex // guards the fields below and serialises every load and save
-	cur    *Doc       // newest good document read or written; never mutated
-	stamp  fileStamp  // identity of the file cur came from
-	epoch  uint64     // writer epoch this store saves with; 0 when not writing
-	broken error      // why the file on disk is unusable, or nil
+	mu      sync.Mutex // guards the fields below and serialises every load and save
+	cur     *Doc       // newest good document read or written; never mutated
+	stamp   fileStamp  // identity of the file cur came from
+	epoch   uint64     // writer epoch this store saves with; 0 when not writing
+	broken  error      // why the file on disk is unusable, or nil
+	archErr error      // why the last archive append failed, or nil
 }
 
 // fileStamp identifies one version of the file without reading it.
@@ -72,7 +81,11 @@ func New(dir string, opts Options) *Store {
 	if opts.MaxSize <= 0 {
 		opts.MaxSize = DefaultMaxSize
 	}
-	return &Store{dir: dir, path: filepath.Join(dir, FileName), opts: opts, cur: emptyDoc()}
+	if opts.KeepFinished == 0 {
+		opts.KeepFinished = DefaultKeepFinished
+	}
+	return &Store{dir: dir, path: filepath.Join(dir, FileName), opts: opts, cur: emptyDoc(),
+		arch: NewArchive(dir, opts.ArchiveMaxSize)}
 }
 
 func emptyDoc() *Doc {
@@ -272,6 +285,7 @@ func (s *Store) Update(fn func(*Doc) error) (*Doc, error) {
 			return nil, err
 		}
 	}
+	s.archiveLocked(doc)
 	st, err := s.save(doc)
 	if err != nil {
 		return nil, err
@@ -279,6 +293,42 @@ func (s *Store) Update(fn func(*Doc) error) (*Doc, error) {
 	s.cur, s.stamp = doc, st
 	return doc, nil
 }
+
+// archiveLocked moves the finished runs beyond the recent window out of doc, after writing
+// them durably to the archive. If the archive cannot be written, doc keeps them (it only
+// grows) and the reason is kept for ArchiveProblem; the save goes on.
+func (s *Store) archiveLocked(doc *Doc) {
+	all := doc.Runs
+	moved := trimFinished(doc, s.opts.KeepFinished)
+	if len(moved) == 0 {
+		return
+	}
+	if err := s.arch.Append(moved); err != nil {
+		doc.Runs = all
+		s.archErr = err
+		return
+	}
+	s.archErr = nil
+	Failpoint("save.after-archive")
+}
+
+// ArchiveProblem returns why the last attempt to archive finished runs failed, or nil.
+func (s *Store) ArchiveProblem() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.archErr
+}
+
+// History returns one page of runs, newest first: the runs in the document this store
+// knows (as View returns it) and the archived ones, each once. Any window may call it; it
+// reads the archive files (only what was appended since its last call) and blocks for that.
+func (s *Store) History(q HistoryQuery) (HistoryPage, error) {
+	doc, _ := s.View()
+	return s.arch.page(doc, q)
+}
+
+// Archive returns the run archive of this store's home folder.
+func (s *Store) Archive() *Archive { return s.arch }
 
 // save writes doc atomically and durably: a temp file in the same folder (O_EXCL, 0600),
 // write, fsync, keep the old file as PrevName, rename over, fsync the folder.
