@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
 	"baton/host"
@@ -76,7 +77,9 @@ func runWindow(home string, opts host.Options, stderr io.Writer) int {
 		return 1
 	}
 	a := app.NewWithID("dev.baton.app")
-	m := ui.New(a, w)
+	a.SetIcon(ui.Icon)
+	ui.Version = version
+	m := ui.New(a, w, ui.Options{})
 	m.Watch()
 	go func() {
 		if err := w.Start(); err != nil {
@@ -85,7 +88,7 @@ func runWindow(home string, opts host.Options, stderr io.Writer) int {
 	}()
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-	go func() { <-stop; a.Quit() }()
+	go func() { <-stop; fyne.Do(m.Quit) }()
 	m.Win.SetMaster()
 	m.Win.ShowAndRun()
 	m.Stop()

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -12,17 +13,22 @@ import (
 	"baton/store"
 )
 
-// Status icons, themed so that they follow light and dark variants.
+// Status icons, themed so that they follow light and dark variants. They are made on
+// first use: the theme needs a running app.
 var (
-	iconSucceeded = theme.NewSuccessThemedResource(theme.ConfirmIcon())
-	iconFailed    = theme.NewErrorThemedResource(theme.ErrorIcon())
-	iconRunning   = theme.NewPrimaryThemedResource(theme.MediaPlayIcon())
-	iconQueued    = theme.NewDisabledResource(theme.HistoryIcon())
-	iconCancelled = theme.NewWarningThemedResource(theme.CancelIcon())
+	iconsOnce                                                         sync.Once
+	iconSucceeded, iconFailed, iconRunning, iconQueued, iconCancelled fyne.Resource
 )
 
 // statusIcon returns the icon of a run status.
 func statusIcon(status string) fyne.Resource {
+	iconsOnce.Do(func() {
+		iconSucceeded = theme.NewSuccessThemedResource(theme.ConfirmIcon())
+		iconFailed = theme.NewErrorThemedResource(theme.ErrorIcon())
+		iconRunning = theme.NewPrimaryThemedResource(theme.MediaPlayIcon())
+		iconQueued = theme.NewDisabledResource(theme.HistoryIcon())
+		iconCancelled = theme.NewWarningThemedResource(theme.CancelIcon())
+	})
 	switch status {
 	case store.StatusSucceeded:
 		return iconSucceeded

@@ -48,7 +48,8 @@ func (b *RoleBar) set(role, text string) {
 		return
 	}
 	b.role = role
-	name, icon := theme.ColorNameWarning, theme.NewWarningThemedResource(theme.VisibilityIcon())
+	name := theme.ColorNameWarning
+	var icon fyne.Resource = theme.NewWarningThemedResource(theme.VisibilityIcon())
 	switch role {
 	case "writer":
 		name, icon = theme.ColorNameSuccess, theme.NewSuccessThemedResource(theme.DocumentCreateIcon())

@@ -1,176 +1,354 @@
 // Package ui is Baton's Fyne window. It renders snapshots of a host.Window and sends
-// intents to it; it decides nothing itself. Core events reach widgets only inside fyne.Do.
+// intents to it; it decides nothing itself.
+//
+// # Threading
+//
+// Every widget and every field of Main marked "UI goroutine" is touched only on the UI
+// goroutine: core events arrive on a watcher goroutine, which takes a snapshot and hands
+// it to the UI goroutine with Options.Do (fyne.Do by default). Intents (save, run, cancel,
+// delete) block on disk I/O, so they run on their own goroutines and report back the same
+// way.
 package ui
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"baton/host"
 	"baton/store"
 )
 
-// Core is what the UI needs of a window; *host.Window implements it.
+// Core is what the UI needs of a window; *host.Window implements it. These are the same
+// intents the control channel sends.
 type Core interface {
 	Status() host.Status
 	Snapshot() *store.Doc
 	Subscribe() *host.Sub
 	Unsubscribe(*host.Sub)
 	LastTakeover() host.Takeover
+	AddWorkflow(store.Workflow) (uint64, error)
+	UpdateWorkflow(store.Workflow) (uint64, error)
+	DeleteWorkflow(name string) (uint64, error)
 	StartRun(name, task string) (store.Run, uint64, error)
 	CancelRun(id string) (uint64, error)
+	Audit(max int) ([]store.Entry, error)
 }
 
-// Main is the main window and the widgets tests look at.
+// Options configure the window. The zero value is what the app uses.
+type Options struct {
+	// Do runs fn on the UI goroutine; fyne.Do by default. Tests pass a queue they drain
+	// on the test goroutine.
+	Do func(fn func())
+	// Now is the clock for durations and the takeover note; time.Now by default.
+	Now func() time.Time
+	// Tick is how often running durations and the live log refresh; 500 ms by default.
+	Tick time.Duration
+	// OpenAnother starts another window on the same home. By default it starts
+	// os.Executable() with --home.
+	OpenAnother func(home string) error
+	// Confirm asks the person a yes/no question; a dialog by default.
+	Confirm func(title, message string, fn func(ok bool))
+}
+
+// AuditMax is how many audit entries the Activity tab shows.
+const AuditMax = 500
+
+// Main is the main window and the widgets tests look at. Create it with New, then call
+// Watch; call Stop when the window closes.
 type Main struct {
-	Win       fyne.Window
-	RoleLabel *widget.Label
+	App    fyne.App
+	Win    fyne.Window
+	Role   *RoleBar
+	Tabs   *container.AppTabs
+	Footer *widget.Label
+
+	Search    *widget.Entry
 	Workflows *widget.List
-	Runs      *widget.List
-	RunNow    *widget.Button
+	NewButton *widget.Button
+	Editor    *Editor
+	Chart     *DurationChart
+
+	RunsFilter *widget.Entry
+	RunsCount  *widget.Label
+	Runs       *widget.List
+	RunView    *RunView
+
+	Timeline *Timeline
+	Activity *widget.List
 
 	core Core
+	opts Options
+	sub  *host.Sub
+	stop chan struct{}
+	once sync.Once
+	tail tail
 
-	mu  sync.Mutex // guards doc and st (written from the event goroutine, read by lists)
-	doc *store.Doc
-	st  host.Status
-	sel int
-	sub *host.Sub
+	// UI goroutine only.
+	doc       *store.Doc
+	st        host.Status
+	tk        host.Takeover
+	opened    time.Time
+	wfIdx     []int             // filtered indices into doc.Workflows
+	runIdx    []int             // filtered indices into doc.Runs, newest first
+	lastOf    map[string]string // workflow name → status of its newest run
+	selWF     string            // selected workflow name ("" none)
+	selRun    string            // selected run id
+	syncing   bool              // selecting in a list from code, not from the person
+	entries   []string          // activity lines, newest first
+	notified  map[string]bool
+	tabIndex  map[string]*container.TabItem
+	writeable bool
+	autoOpen  bool // the first workflow was opened for the person
+	chartBox  fyne.CanvasObject
 }
 
-// New builds the main window of core in app a. Call Show, then Watch.
-func New(a fyne.App, core Core) *Main {
+// New builds the main window of core in app a. Call Watch to follow the core.
+func New(a fyne.App, core Core, opts Options) *Main {
+	if opts.Do == nil {
+		opts.Do = fyne.Do
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Tick <= 0 {
+		opts.Tick = 500 * time.Millisecond
+	}
+	if opts.OpenAnother == nil {
+		opts.OpenAnother = openAnother
+	}
 	st := core.Status()
-	m := &Main{core: core, doc: core.Snapshot(), st: st, sel: -1}
-	m.Win = a.NewWindow(fmt.Sprintf("Baton — %s", filepath.Base(st.Home)))
-	m.RoleLabel = widget.NewLabel("")
-	m.RoleLabel.Importance = widget.HighImportance
-	m.Workflows = widget.NewList(m.wfLen, func() fyne.CanvasObject { return widget.NewLabel("workflow") },
-		func(i widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(m.wfText(i)) })
-	m.Workflows.OnSelected = func(i widget.ListItemID) { m.sel = i }
-	m.Runs = widget.NewList(m.runLen, func() fyne.CanvasObject { return widget.NewLabel("run") },
-		func(i widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(m.runText(i)) })
-	m.RunNow = widget.NewButton("Run now", m.runNow)
-	left := container.NewBorder(widget.NewLabel("Workflows"), m.RunNow, nil, nil, m.Workflows)
-	right := container.NewBorder(widget.NewLabel("Runs"), nil, nil, nil, m.Runs)
-	split := container.NewHSplit(left, right)
-	m.Win.SetContent(container.NewBorder(m.RoleLabel, nil, nil, nil, split))
-	m.Win.Resize(fyne.NewSize(900, 600))
-	m.render()
+	m := &Main{App: a, core: core, opts: opts, stop: make(chan struct{}), doc: core.Snapshot(), st: st,
+		tk: core.LastTakeover(), opened: opts.Now(), lastOf: map[string]string{}, notified: map[string]bool{}}
+	if m.opts.Confirm == nil {
+		m.opts.Confirm = func(title, msg string, fn func(bool)) { dialog.ShowConfirm(title, msg, fn, m.Win) }
+	}
+	m.Win = a.NewWindow(fmt.Sprintf("Baton — %s", st.Home))
+	m.Win.SetIcon(Icon)
+	m.Role = newRoleBar()
+	m.Footer = widget.NewLabel("")
+	m.Footer.SizeName = theme.SizeNameCaptionText
+	m.Footer.Truncation = fyne.TextTruncateEllipsis
+	m.buildWorkflows()
+	m.buildRuns()
+	m.Timeline = NewTimeline()
+	m.buildActivity()
+	m.Tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Workflow", theme.DocumentIcon(), m.workflowPane()),
+		container.NewTabItemWithIcon("Runs", theme.ListIcon(), m.runsPane()),
+		container.NewTabItemWithIcon("Timeline", theme.HistoryIcon(), m.timelinePane()),
+		container.NewTabItemWithIcon("Activity", theme.InfoIcon(), m.Activity),
+	)
+	split := container.NewHSplit(m.workflowsColumn(), m.Tabs)
+	split.Offset = 0.26
+	m.Win.SetContent(container.NewBorder(m.Role.obj, m.Footer, nil, nil, split))
+	m.installDesktop()
+	m.render(nil)
 	return m
 }
 
-// Watch subscribes to the core and re-renders on every event until the window closes.
+// Watch subscribes to the core and starts the goroutines that follow it: events and a
+// ticker for durations, the live log and the audit log. It returns at once.
 func (m *Main) Watch() {
 	m.sub = m.core.Subscribe()
-	go func() {
-		for range m.sub.C {
-			doc, st := m.core.Snapshot(), m.core.Status()
-			m.mu.Lock()
-			m.doc, m.st = doc, st
-			m.mu.Unlock()
-			fyne.Do(m.render)
+	go m.watch(m.sub)
+	go m.ticker()
+	// The snapshot may have changed between New and Subscribe.
+	doc, st, tk := m.core.Snapshot(), m.core.Status(), m.core.LastTakeover()
+	m.post(func() { m.apply(doc, st, tk, nil) })
+}
+
+// Stop ends the subscription and the goroutines of Watch. Safe to call more than once.
+func (m *Main) Stop() {
+	m.once.Do(func() {
+		close(m.stop)
+		if m.sub != nil {
+			m.core.Unsubscribe(m.sub)
 		}
+	})
+}
+
+// post runs fn on the UI goroutine unless the window stopped.
+func (m *Main) post(fn func()) {
+	select {
+	case <-m.stop:
+		return
+	default:
+	}
+	m.opts.Do(func() {
+		select {
+		case <-m.stop:
+		default:
+			fn()
+		}
+	})
+}
+
+// watch turns core events into snapshots applied on the UI goroutine. Bursts of events
+// (one per changed run, then "changed") become one apply.
+func (m *Main) watch(sub *host.Sub) {
+	for e := range sub.C {
+		batch := []host.Event{e}
+	drain:
+		for {
+			select {
+			case e2, ok := <-sub.C:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, e2)
+			default:
+				break drain
+			}
+		}
+		doc, st, tk := m.core.Snapshot(), m.core.Status(), m.core.LastTakeover()
+		m.post(func() { m.apply(doc, st, tk, batch) })
+	}
+}
+
+// ticker refreshes what changes with time and tails the run log and the audit log.
+func (m *Main) ticker() {
+	t := time.NewTicker(m.opts.Tick)
+	defer t.Stop()
+	var auditStamp string
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+		}
+		chunk := m.tail.read()
+		var entries []store.Entry
+		fresh := false
+		if stamp := fileStamp(filepath.Join(m.core.Status().Home, store.AuditName)); stamp != auditStamp {
+			auditStamp = stamp
+			entries, _ = m.core.Audit(AuditMax)
+			fresh = true
+		}
+		m.post(func() { m.tick(chunk, entries, fresh) })
+	}
+}
+
+func fileStamp(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
+}
+
+// apply shows a new snapshot. UI goroutine.
+func (m *Main) apply(doc *store.Doc, st host.Status, tk host.Takeover, evs []host.Event) {
+	if doc != nil {
+		m.doc = doc
+	}
+	m.st, m.tk = st, tk
+	m.render(evs)
+}
+
+// render redraws everything from m.doc and m.st. UI goroutine.
+func (m *Main) render(evs []host.Event) {
+	if !m.autoOpen && !m.Editor.open && len(m.doc.Workflows) > 0 {
+		m.autoOpen = true
+		m.selWF = m.doc.Workflows[0].Name
+		m.Editor.load(&m.doc.Workflows[0])
+	}
+	m.reindexWorkflows()
+	m.reindexRuns()
+	m.renderRole()
+	m.Workflows.Refresh()
+	m.Runs.Refresh()
+	m.syncSelections()
+	m.Editor.follow(m.doc)
+	m.renderRun()
+	m.renderPictures()
+	m.notify(evs)
+	m.Footer.SetText(fmt.Sprintf("%s · this window pid %d · generation %d · epoch %d · %s · %s",
+		m.st.Home, m.st.PID, m.doc.Generation, m.doc.Epoch,
+		plural(len(m.doc.Workflows), "workflow", "workflows"), plural(len(m.doc.Runs), "run", "runs")))
+}
+
+// renderRole updates the role bar and, when the role changed, every write control.
+func (m *Main) renderRole() {
+	m.Role.set(m.st.Role, RoleText(m.st, m.tk, m.doc, m.opts.Now()))
+	m.writeable = m.st.Role == "writer"
+	m.updateControls()
+}
+
+// updateControls enables exactly the write controls this window may use now.
+func (m *Main) updateControls() {
+	reason := readOnlyReason(m.st)
+	m.Editor.setWritable(m.writeable, reason)
+	m.RunView.setWritable(m.writeable, reason, m.selectedRun())
+}
+
+// tick is the periodic refresh. UI goroutine.
+func (m *Main) tick(chunk logChunk, entries []store.Entry, fresh bool) {
+	m.renderRole()
+	if m.anyRunning() {
+		m.Runs.Refresh()
+		m.renderRun()
+		m.renderPictures()
+	}
+	m.RunView.appendLog(chunk)
+	if fresh {
+		m.setActivity(entries)
+	}
+}
+
+func (m *Main) anyRunning() bool {
+	for i := len(m.doc.Runs) - 1; i >= 0; i-- {
+		if m.doc.Runs[i].Status == store.StatusRunning {
+			return true
+		}
+	}
+	return false
+}
+
+// notify sends a desktop notification for each run that failed since the window opened.
+// Only the writer notifies, so two windows do not say the same thing twice.
+func (m *Main) notify(evs []host.Event) {
+	if m.st.Role != "writer" {
+		return
+	}
+	for _, e := range evs {
+		if e.Kind != "run" || e.Status != store.StatusFailed || m.notified[e.Run] {
+			continue
+		}
+		r := m.doc.Run(e.Run)
+		if r == nil || r.Ended.Before(m.opened) {
+			continue
+		}
+		m.notified[e.Run] = true
+		msg := fmt.Sprintf("Run %s of %s failed", r.ID, r.Workflow)
+		if r.Error != "" {
+			msg += ": " + r.Error
+		}
+		m.App.SendNotification(fyne.NewNotification("Baton: a run failed", msg))
+	}
+}
+
+// runAsync runs an intent off the UI goroutine and reports its error back on it.
+func (m *Main) runAsync(intent func() error, done func(err error)) {
+	go func() {
+		err := intent()
+		m.post(func() { done(err) })
 	}()
 }
 
-// Stop ends the subscription.
-func (m *Main) Stop() {
-	if m.sub != nil {
-		m.core.Unsubscribe(m.sub)
-	}
-}
-
-func (m *Main) render() {
-	m.mu.Lock()
-	st := m.st
-	m.mu.Unlock()
-	m.RoleLabel.SetText(RoleText(st, m.core.LastTakeover()))
-	if st.Role == "writer" {
-		m.RunNow.Enable()
-	} else {
-		m.RunNow.Disable()
-	}
-	m.Workflows.Refresh()
-	m.Runs.Refresh()
-}
-
-// RoleText is the role bar's text.
-func RoleText(st host.Status, tk host.Takeover) string {
-	switch st.Role {
-	case "writer":
-		s := "Writer"
-		if tk.Epoch > 0 && tk.OldOwner != nil {
-			s += fmt.Sprintf(" — took over from pid %d, reaped %d run(s), %.1f ms", tk.OldOwner.PID, len(tk.Reaped), tk.TookMS)
+// ShowTab selects the tab with the given title ("Workflow", "Runs", "Timeline", "Activity").
+func (m *Main) ShowTab(title string) {
+	for _, it := range m.Tabs.Items {
+		if it.Text == title {
+			m.Tabs.Select(it)
 		}
-		return s
-	case "promoting":
-		return "Taking over…"
 	}
-	if st.Problem != "" {
-		return "Read-only: " + st.Problem
-	}
-	if st.WriterPID > 0 {
-		return fmt.Sprintf("Read-only: window pid %d on this computer is writing", st.WriterPID)
-	}
-	return "Read-only: waiting for the writer"
-}
-
-func (m *Main) wfLen() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.doc.Workflows)
-}
-
-func (m *Main) wfText(i int) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if i >= len(m.doc.Workflows) {
-		return ""
-	}
-	w := m.doc.Workflows[i]
-	return fmt.Sprintf("%s  (%d step(s), lane %d)", w.Name, len(w.Steps), w.MaxConcurrent)
-}
-
-func (m *Main) runLen() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.doc.Runs)
-}
-
-// runText shows newest runs first.
-func (m *Main) runText(i int) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := len(m.doc.Runs)
-	if i >= n {
-		return ""
-	}
-	r := m.doc.Runs[n-1-i]
-	s := fmt.Sprintf("%s  %s  %s  step %d of %d", r.ID, r.Workflow, r.Status, r.Step+1, r.Steps)
-	if r.OwnerPID > 0 {
-		s += fmt.Sprintf("  pid %d", r.OwnerPID)
-	}
-	if r.Error != "" {
-		s += "  — " + r.Error
-	}
-	return s
-}
-
-func (m *Main) runNow() {
-	m.mu.Lock()
-	var name string
-	if m.sel >= 0 && m.sel < len(m.doc.Workflows) {
-		name = m.doc.Workflows[m.sel].Name
-	}
-	m.mu.Unlock()
-	if name == "" {
-		return
-	}
-	go func() { _, _, _ = m.core.StartRun(name, "") }()
 }

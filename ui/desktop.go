@@ -1,0 +1,162 @@
+package ui
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+)
+
+//go:embed Icon.png
+var iconPNG []byte
+
+// Icon is Baton's application icon.
+var Icon = fyne.NewStaticResource("Icon.png", iconPNG)
+
+// Version is shown in Help ▸ About; main sets it.
+var Version = "dev"
+
+// DefaultSize is the window size the first time a home is opened.
+var DefaultSize = fyne.NewSize(1180, 760)
+
+// installDesktop adds the main menu (which also carries the keyboard shortcuts, so they
+// work while a text field has the focus), the system tray menu where the desktop has one,
+// and the remembered window size.
+func (m *Main) installDesktop() {
+	m.Win.SetMainMenu(m.mainMenu())
+	// Without a session bus there is no tray to talk to (and the tray library would
+	// print an error trying to start one).
+	if d, ok := m.App.(desktop.App); ok && os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+		show := fyne.NewMenuItem("Show Baton", func() { m.Win.Show(); m.Win.RequestFocus() })
+		d.SetSystemTrayMenu(fyne.NewMenu("Baton", show,
+			fyne.NewMenuItem("New workflow", func() { m.Win.Show(); m.NewWorkflow() }),
+			fyne.NewMenuItem("Open another window", m.OpenAnotherWindow)))
+		d.SetSystemTrayIcon(Icon)
+	}
+	m.Win.Resize(m.savedSize())
+	m.Win.SetCloseIntercept(func() {
+		m.SaveWindowSize()
+		m.Win.Close()
+	})
+}
+
+func key(k fyne.KeyName, mod fyne.KeyModifier) fyne.Shortcut {
+	return &desktop.CustomShortcut{KeyName: k, Modifier: mod}
+}
+
+func item(label string, sc fyne.Shortcut, fn func()) *fyne.MenuItem {
+	it := fyne.NewMenuItem(label, fn)
+	it.Shortcut = sc
+	return it
+}
+
+// mainMenu is File, Workflow, Run, View and Help. Write actions check the role
+// themselves, so a shortcut in a read-only window does nothing.
+func (m *Main) mainMenu() *fyne.MainMenu {
+	ctl, shift := fyne.KeyModifierShortcutDefault, fyne.KeyModifierShift
+	quit := item("Quit", key(fyne.KeyQ, ctl), m.Quit)
+	quit.IsQuit = true
+	file := fyne.NewMenu("File",
+		item("New workflow", key(fyne.KeyN, ctl), m.NewWorkflow),
+		item("Save workflow", key(fyne.KeyS, ctl), m.SaveWorkflow),
+		fyne.NewMenuItemSeparator(),
+		item("Open another window", key(fyne.KeyN, ctl|shift), m.OpenAnotherWindow),
+		fyne.NewMenuItemSeparator(),
+		quit)
+	wf := fyne.NewMenu("Workflow",
+		item("Run now", key(fyne.KeyR, ctl), m.RunSelected),
+		item("Duplicate", key(fyne.KeyD, ctl), m.DuplicateWorkflow),
+		item("Delete…", key(fyne.KeyDelete, ctl), m.DeleteWorkflow),
+		fyne.NewMenuItemSeparator(),
+		item("Search workflows", key(fyne.KeyF, ctl), func() { m.Win.Canvas().Focus(m.Search) }))
+	run := fyne.NewMenu("Run",
+		item("Cancel run", key(fyne.KeyPeriod, ctl), m.CancelSelected),
+		item("Filter runs", key(fyne.KeyL, ctl), func() { m.ShowTab("Runs"); m.Win.Canvas().Focus(m.RunsFilter) }))
+	view := fyne.NewMenu("View",
+		item("Workflow", key(fyne.Key1, ctl), func() { m.ShowTab("Workflow") }),
+		item("Runs", key(fyne.Key2, ctl), func() { m.ShowTab("Runs") }),
+		item("Timeline", key(fyne.Key3, ctl), func() { m.ShowTab("Timeline") }),
+		item("Activity", key(fyne.Key4, ctl), func() { m.ShowTab("Activity") }))
+	help := fyne.NewMenu("Help",
+		fyne.NewMenuItem("Keyboard shortcuts", m.showShortcuts),
+		fyne.NewMenuItem("About Baton", m.showAbout))
+	return fyne.NewMainMenu(file, wf, run, view, help)
+}
+
+// Quit saves the window size and ends the app.
+func (m *Main) Quit() {
+	m.SaveWindowSize()
+	m.App.Quit()
+}
+
+// OpenAnotherWindow starts another Baton process on the same home folder. It follows
+// this one as a reader, or writes if this one closes.
+func (m *Main) OpenAnotherWindow() {
+	if err := m.opts.OpenAnother(m.st.Home); err != nil {
+		dialog.ShowError(fmt.Errorf("could not open another window: %w", err), m.Win)
+	}
+}
+
+func openAnother(home string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, "--home", home)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }() // reap it when it exits
+	return nil
+}
+
+func (m *Main) showAbout() {
+	txt := widget.NewLabel(fmt.Sprintf("Baton %s\n\nRuns your workflows on this computer. Each window on a home folder shows "+
+		"the same state; one window writes and the others follow, taking over when it closes.\n\nHome: %s\nThis window: pid %d",
+		Version, m.st.Home, m.st.PID))
+	txt.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom("About Baton", "Close", txt, m.Win)
+	d.Resize(fyne.NewSize(460, 280))
+	d.Show()
+}
+
+func (m *Main) showShortcuts() {
+	txt := widget.NewLabel("Ctrl+N  new workflow\nCtrl+S  save workflow\nCtrl+R  run now\nCtrl+D  duplicate\n" +
+		"Ctrl+Delete  delete workflow\nCtrl+F  search workflows\nCtrl+L  filter runs\nCtrl+.  cancel run\n" +
+		"Ctrl+1…4  Workflow, Runs, Timeline, Activity\nCtrl+Shift+N  open another window\nCtrl+Q  quit")
+	txt.TextStyle.Monospace = true
+	dialog.ShowCustom("Keyboard shortcuts", "Close", txt, m.Win)
+}
+
+// prefKey is the preference key of name for this window's home folder.
+func (m *Main) prefKey(name string) string {
+	h := sha256.Sum256([]byte(m.st.Home))
+	return "home." + hex.EncodeToString(h[:8]) + "." + name
+}
+
+func (m *Main) savedSize() fyne.Size {
+	p := m.App.Preferences()
+	w := p.FloatWithFallback(m.prefKey("width"), float64(DefaultSize.Width))
+	h := p.FloatWithFallback(m.prefKey("height"), float64(DefaultSize.Height))
+	return fyne.NewSize(float32(max(w, 480)), float32(max(h, 360)))
+}
+
+// SaveWindowSize remembers the window size for this home folder. Fyne has no API for the
+// window position, so only the size is kept. UI goroutine.
+func (m *Main) SaveWindowSize() {
+	s := m.Win.Canvas().Size()
+	if s.Width < 100 || s.Height < 100 {
+		return
+	}
+	p := m.App.Preferences()
+	p.SetFloat(m.prefKey("width"), float64(s.Width))
+	p.SetFloat(m.prefKey("height"), float64(s.Height))
+}

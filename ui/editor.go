@@ -1,0 +1,537 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// stepDraft is one step as typed: text stays text until it is saved.
+type stepDraft struct {
+	Name, Timeout, Dir, Env string
+	Argv                    []string
+}
+
+// StepEditor holds the widgets of one step.
+type StepEditor struct {
+	Title                             *widget.Label
+	Name, Timeout, Dir, Env           *widget.Entry
+	Args                              []*widget.Entry
+	AddArg, Up, Down, Remove          *widget.Button
+	ArgvError, TimeoutError, EnvError *widget.Label
+	removeArg                         []*widget.Button
+}
+
+// Editor edits one workflow definition. What the person types is kept in the editor
+// until it is saved or discarded: a new snapshot never overwrites an edit in progress,
+// and the role never disables typing (only saving). UI goroutine only.
+type Editor struct {
+	Title         *widget.Label
+	Name          *widget.Entry
+	MaxConcurrent *widget.Entry
+	OnOwnerLost   *widget.Select
+	AddStep       *widget.Button
+	Steps         []*StepEditor
+	Save          *widget.Button
+	Revert        *widget.Button
+	RunNow        *widget.Button
+	Duplicate     *widget.Button
+	Delete        *widget.Button
+	ReadOnlyNote  *widget.Label
+	Message       *widget.Label
+	// Errors holds the validation message next to each field, keyed by the field's
+	// name as the core spells it: name, max_concurrent, on_owner_lost, steps,
+	// steps[0].argv, steps[0].timeout, steps[0].env.
+	Errors map[string]*widget.Label
+
+	m        *Main
+	obj      fyne.CanvasObject
+	form     *fyne.Container
+	stepsBox *fyne.Container
+	empty    *widget.Label
+
+	existing string // name of the saved workflow open here; "" for a new draft
+	open     bool   // a workflow or a draft is open
+	base     store.Workflow
+	steps    []stepDraft
+	dirty    bool
+	loading  bool
+}
+
+func newEditor(m *Main) *Editor {
+	e := &Editor{m: m, Errors: map[string]*widget.Label{}}
+	e.Title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	e.Title.SizeName = theme.SizeNameSubHeadingText
+	e.Name = widget.NewEntry()
+	e.Name.SetPlaceHolder("e.g. backup photos")
+	e.MaxConcurrent = widget.NewEntry()
+	e.MaxConcurrent.SetPlaceHolder("1")
+	e.OnOwnerLost = widget.NewSelect([]string{"fail", "requeue"}, nil)
+	for _, en := range []*widget.Entry{e.Name, e.MaxConcurrent} {
+		en.OnChanged = func(string) { e.changed() }
+	}
+	e.OnOwnerLost.OnChanged = func(string) { e.changed() }
+	e.AddStep = widget.NewButtonWithIcon("Add step", theme.ContentAddIcon(), func() {
+		e.steps = append(e.steps, stepDraft{Argv: []string{""}})
+		e.restructure()
+	})
+	e.Save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), m.SaveWorkflow)
+	e.Save.Importance = widget.HighImportance
+	e.Revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), e.revert)
+	e.RunNow = widget.NewButtonWithIcon("Run now", theme.MediaPlayIcon(), m.RunSelected)
+	e.Duplicate = widget.NewButtonWithIcon("Duplicate", theme.ContentCopyIcon(), m.DuplicateWorkflow)
+	e.Delete = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), m.DeleteWorkflow)
+	e.Delete.Importance = widget.DangerImportance
+	e.ReadOnlyNote = widget.NewLabel("")
+	e.ReadOnlyNote.Wrapping = fyne.TextWrapWord
+	e.ReadOnlyNote.Importance = widget.WarningImportance
+	e.Message = widget.NewLabel("")
+	e.Message.Wrapping = fyne.TextWrapWord
+	for _, k := range []string{"name", "max_concurrent", "on_owner_lost", "steps"} {
+		e.Errors[k] = errLabel()
+	}
+	e.stepsBox = container.NewVBox()
+	lostHint := hint("When the window running it dies: fail the run, or queue it again.")
+	laneHint := hint("How many runs of this workflow may run at once.")
+	e.form = container.New(layout.NewFormLayout(),
+		widget.NewLabel("Name"), container.NewVBox(e.Name, e.Errors["name"]),
+		widget.NewLabel("Max concurrent"), container.NewVBox(e.MaxConcurrent, laneHint, e.Errors["max_concurrent"]),
+		widget.NewLabel("On owner lost"), container.NewVBox(e.OnOwnerLost, lostHint, e.Errors["on_owner_lost"]),
+	)
+	actions := container.NewHBox(e.Save, e.Revert, widget.NewSeparator(), e.RunNow, e.Duplicate, layout.NewSpacer(), e.Delete)
+	stepsHead := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), e.AddStep)
+	e.empty = widget.NewLabel("Choose a workflow on the left, or make a new one (File ▸ New workflow, Ctrl+N).")
+	e.empty.Wrapping = fyne.TextWrapWord
+	body := container.NewVBox(e.Title, actions, e.ReadOnlyNote, e.Message, e.form, stepsHead, e.Errors["steps"], e.stepsBox)
+	e.obj = container.NewStack(e.empty, body)
+	e.clear("")
+	return e
+}
+
+func errLabel() *widget.Label {
+	l := widget.NewLabel("")
+	l.Importance = widget.DangerImportance
+	l.Wrapping = fyne.TextWrapWord
+	l.Hide()
+	return l
+}
+
+func hint(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.SizeName = theme.SizeNameCaptionText
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// clear closes the editor and shows msg (if any) in the empty state.
+func (e *Editor) clear(msg string) {
+	e.open, e.existing, e.dirty = false, "", false
+	e.steps = nil
+	body := e.obj.(*fyne.Container).Objects[1]
+	body.Hide()
+	if msg != "" {
+		e.empty.SetText(msg + " Choose a workflow on the left, or make a new one (Ctrl+N).")
+	}
+	e.empty.Show()
+	e.updateButtons()
+}
+
+// load shows a saved workflow, discarding any draft.
+func (e *Editor) load(w *store.Workflow) {
+	e.existing = w.Name
+	e.base = w.Clone()
+	e.fill(w)
+	e.dirty = false
+	e.Title.SetText(w.Name)
+	e.Name.Disable() // the core has no rename; duplicate to rename
+	e.setMessage("", widget.MediumImportance)
+	e.validate()
+	e.updateButtons()
+}
+
+// draftFrom opens an unsaved new workflow copied from w, named name.
+func (e *Editor) draftFrom(w *store.Workflow, name string) {
+	c := w.Clone()
+	c.Name = name
+	e.existing = ""
+	e.base = store.Workflow{}
+	e.fill(&c)
+	e.dirty = true
+	e.Title.SetText("New workflow")
+	e.Name.Enable()
+	e.setMessage("Not saved yet.", widget.MediumImportance)
+	e.validate()
+	e.updateButtons()
+}
+
+// saved marks the draft as saved under w.
+func (e *Editor) saved(w *store.Workflow) {
+	if w == nil {
+		e.clear("")
+		return
+	}
+	e.load(w)
+	e.setMessage("Saved.", widget.SuccessImportance)
+}
+
+// fill puts w into the widgets without marking the editor dirty.
+func (e *Editor) fill(w *store.Workflow) {
+	e.loading = true
+	defer func() { e.loading = false }()
+	e.open = true
+	e.Name.SetText(w.Name)
+	e.MaxConcurrent.SetText(strconv.Itoa(w.MaxConcurrent))
+	e.OnOwnerLost.SetSelected(w.OnOwnerLost)
+	e.steps = e.steps[:0]
+	for _, s := range w.Steps {
+		d := stepDraft{Name: s.Name, Dir: s.Dir, Argv: slices.Clone(s.Argv), Env: envText(s.Env)}
+		if s.Timeout > 0 {
+			d.Timeout = s.Timeout.D().String()
+		}
+		if len(d.Argv) == 0 {
+			d.Argv = []string{""}
+		}
+		e.steps = append(e.steps, d)
+	}
+	e.rebuildSteps()
+	e.empty.Hide()
+	e.obj.(*fyne.Container).Objects[1].Show()
+}
+
+func envText(env map[string]string) string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%s\n", k, env[k])
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// follow is called with every new snapshot: an unedited editor shows the newest saved
+// definition; an edited one is left alone (the person's typing wins until they save).
+func (e *Editor) follow(doc *store.Doc) {
+	if !e.open || e.existing == "" {
+		return
+	}
+	w := doc.Workflow(e.existing)
+	if w == nil {
+		if !e.dirty {
+			e.clear(fmt.Sprintf("%q was deleted.", e.existing))
+		} else {
+			e.setMessage(fmt.Sprintf("%q was deleted by the writer; saving adds it back.", e.existing), widget.WarningImportance)
+			e.existing = ""
+			e.Name.Enable()
+			e.updateButtons()
+		}
+		return
+	}
+	if sameWorkflow(w, &e.base) {
+		return
+	}
+	if e.dirty {
+		e.setMessage("This workflow changed since you opened it; saving replaces that change with yours.", widget.WarningImportance)
+		e.base = w.Clone()
+		return
+	}
+	e.load(w)
+}
+
+func sameWorkflow(a, b *store.Workflow) bool {
+	return fmt.Sprintf("%+v", *a) == fmt.Sprintf("%+v", *b)
+}
+
+func (e *Editor) revert() {
+	if w := e.m.doc.Workflow(e.existing); w != nil {
+		e.load(w)
+	}
+}
+
+// changed records an edit by the person.
+func (e *Editor) changed() {
+	if e.loading {
+		return
+	}
+	e.dirty = true
+	e.validate()
+	e.updateButtons()
+}
+
+// restructure rebuilds the step widgets after a step or argument was added, removed or moved.
+func (e *Editor) restructure() {
+	e.rebuildSteps()
+	e.changed()
+}
+
+func (e *Editor) setMessage(s string, imp widget.Importance) {
+	e.Message.Importance = imp
+	e.Message.SetText(s)
+	if s == "" {
+		e.Message.Hide()
+	} else {
+		e.Message.Show()
+	}
+}
+
+// setWritable enables the write controls for a writer; a reader sees why not.
+func (e *Editor) setWritable(ok bool, reason string) {
+	if ok || !e.open {
+		e.ReadOnlyNote.Hide()
+	} else {
+		e.ReadOnlyNote.SetText(reason)
+		e.ReadOnlyNote.Show()
+	}
+	e.updateButtons()
+}
+
+func (e *Editor) updateButtons() {
+	w := e.m.writeable
+	enable(e.Save, w && e.open && (e.dirty || e.existing == ""))
+	enable(e.Revert, e.dirty && e.existing != "")
+	enable(e.RunNow, w && e.existing != "")
+	enable(e.Duplicate, e.existing != "")
+	enable(e.Delete, w && e.existing != "")
+	enable(e.AddStep, e.open)
+}
+
+func enable(d fyne.Disableable, on bool) {
+	if on && d.Disabled() {
+		d.Enable()
+	} else if !on && !d.Disabled() {
+		d.Disable()
+	}
+}
+
+// Draft returns the definition as typed, and the messages of fields that do not parse.
+func (e *Editor) Draft() (store.Workflow, map[string]string) {
+	errs := map[string]string{}
+	w := store.Workflow{Name: strings.TrimSpace(e.Name.Text), OnOwnerLost: e.OnOwnerLost.Selected}
+	if t := strings.TrimSpace(e.MaxConcurrent.Text); t != "" {
+		n, err := strconv.Atoi(t)
+		if err != nil {
+			errs["max_concurrent"] = fmt.Sprintf("must be a whole number such as 1 or 4, not %q", t)
+		}
+		w.MaxConcurrent = n
+	}
+	for i, d := range e.steps {
+		s := store.Step{Name: strings.TrimSpace(d.Name), Dir: strings.TrimSpace(d.Dir), Argv: trimArgv(d.Argv)}
+		if t := strings.TrimSpace(d.Timeout); t != "" {
+			v, err := time.ParseDuration(t)
+			switch {
+			case err != nil:
+				errs[fmt.Sprintf("steps[%d].timeout", i)] = fmt.Sprintf("must be a duration such as 30s, 10m or 1h30m, not %q", t)
+			case v < 0:
+				errs[fmt.Sprintf("steps[%d].timeout", i)] = "must not be negative"
+			}
+			s.Timeout = store.Duration(v)
+		}
+		env, msg := parseEnv(d.Env)
+		if msg != "" {
+			errs[fmt.Sprintf("steps[%d].env", i)] = msg
+		}
+		s.Env = env
+		w.Steps = append(w.Steps, s)
+	}
+	return w, errs
+}
+
+// trimArgv drops empty trailing arguments (the blank field left for typing the next one).
+func trimArgv(a []string) []string {
+	out := slices.Clone(a)
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+func parseEnv(text string) (map[string]string, string) {
+	var env map[string]string
+	for n, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return env, fmt.Sprintf("line %d: write NAME=value, one per line (got %q)", n+1, line)
+		}
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[strings.TrimSpace(k)] = v
+	}
+	return env, ""
+}
+
+// validate shows every message next to its field and returns the definition when it is
+// valid. The rules are the core's (workflow.Normalize); the editor adds only parsing.
+func (e *Editor) validate() (store.Workflow, bool) {
+	w, errs := e.Draft()
+	if len(errs) == 0 {
+		c := w.Clone()
+		if err := workflow.Normalize(&c); err != nil {
+			k, msg := fieldOf(err)
+			errs[k] = msg
+		}
+	}
+	for k, l := range e.Errors {
+		if msg, ok := errs[k]; ok {
+			l.SetText(msg)
+			l.Show()
+		} else {
+			l.Hide()
+		}
+	}
+	return w, len(errs) == 0
+}
+
+var fieldRE = regexp.MustCompile(`(name|max_concurrent|on_owner_lost|steps\[\d+\]\.argv|steps): (.*)$`)
+
+// fieldOf finds the field an error of the core names and the message for it.
+func fieldOf(err error) (string, string) {
+	s := err.Error()
+	if errors.Is(err, workflow.ErrConflict) && strings.Contains(s, "already exists") {
+		return "name", "another workflow already has this name"
+	}
+	if m := fieldRE.FindStringSubmatch(s); m != nil {
+		return m[1], m[2]
+	}
+	return "", s
+}
+
+// showError shows an error the core returned for a save next to its field.
+func (e *Editor) showError(err error) {
+	k, msg := fieldOf(err)
+	if l, ok := e.Errors[k]; ok && (errors.Is(err, workflow.ErrInvalid) || errors.Is(err, workflow.ErrConflict)) {
+		l.SetText(msg)
+		l.Show()
+		e.setMessage("Not saved: "+msg, widget.DangerImportance)
+		return
+	}
+	e.setMessage("Not saved: "+errText(err), widget.DangerImportance)
+}
+
+// rebuildSteps makes one card per step draft, dropping the field errors of old steps.
+func (e *Editor) rebuildSteps() {
+	for k := range e.Errors {
+		if strings.HasPrefix(k, "steps[") {
+			delete(e.Errors, k)
+		}
+	}
+	e.Steps = e.Steps[:0]
+	objs := make([]fyne.CanvasObject, 0, len(e.steps))
+	for i := range e.steps {
+		se := e.stepEditor(i)
+		e.Steps = append(e.Steps, se)
+		objs = append(objs, se.card(i, len(e.steps)))
+	}
+	e.stepsBox.Objects = objs
+	e.stepsBox.Refresh()
+}
+
+func (e *Editor) stepEditor(i int) *StepEditor {
+	d := &e.steps[i]
+	se := &StepEditor{ArgvError: errLabel(), TimeoutError: errLabel(), EnvError: errLabel()}
+	e.Errors[fmt.Sprintf("steps[%d].argv", i)] = se.ArgvError
+	e.Errors[fmt.Sprintf("steps[%d].timeout", i)] = se.TimeoutError
+	e.Errors[fmt.Sprintf("steps[%d].env", i)] = se.EnvError
+	entry := func(val, ph string, set func(string)) *widget.Entry {
+		en := widget.NewEntry()
+		en.SetText(val)
+		en.SetPlaceHolder(ph)
+		en.OnChanged = func(s string) { set(s); e.changed() }
+		return en
+	}
+	se.Name = entry(d.Name, fmt.Sprintf("step %d", i+1), func(s string) { e.steps[i].Name = s })
+	se.Timeout = entry(d.Timeout, "no limit (e.g. 10m)", func(s string) { e.steps[i].Timeout = s })
+	se.Dir = entry(d.Dir, "the home folder", func(s string) { e.steps[i].Dir = s })
+	se.Env = widget.NewMultiLineEntry()
+	se.Env.SetText(d.Env)
+	se.Env.SetPlaceHolder("NAME=value, one per line")
+	se.Env.SetMinRowsVisible(2)
+	se.Env.OnChanged = func(s string) { e.steps[i].Env = s; e.changed() }
+	for j := range d.Argv {
+		ph := "argument"
+		if j == 0 {
+			ph = "program, e.g. rsync or /usr/bin/backup"
+		}
+		se.Args = append(se.Args, entry(d.Argv[j], ph, func(s string) { e.steps[i].Argv[j] = s }))
+		rm := widget.NewButtonWithIcon("", theme.ContentRemoveIcon(), func() {
+			e.steps[i].Argv = slices.Delete(e.steps[i].Argv, j, j+1)
+			if len(e.steps[i].Argv) == 0 {
+				e.steps[i].Argv = []string{""}
+			}
+			e.restructure()
+		})
+		rm.Importance = widget.LowImportance
+		se.removeArg = append(se.removeArg, rm)
+	}
+	se.AddArg = widget.NewButtonWithIcon("Argument", theme.ContentAddIcon(), func() {
+		e.steps[i].Argv = append(e.steps[i].Argv, "")
+		e.restructure()
+		if s := e.Steps[i]; len(s.Args) > 0 {
+			e.m.Win.Canvas().Focus(s.Args[len(s.Args)-1])
+		}
+	})
+	se.AddArg.Importance = widget.LowImportance
+	se.Up = widget.NewButtonWithIcon("", theme.MoveUpIcon(), func() { e.moveStep(i, -1) })
+	se.Down = widget.NewButtonWithIcon("", theme.MoveDownIcon(), func() { e.moveStep(i, 1) })
+	se.Remove = widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
+		e.steps = slices.Delete(e.steps, i, i+1)
+		e.restructure()
+	})
+	for _, b := range []*widget.Button{se.Up, se.Down, se.Remove} {
+		b.Importance = widget.LowImportance
+	}
+	return se
+}
+
+func (e *Editor) moveStep(i, delta int) {
+	j := i + delta
+	if j < 0 || j >= len(e.steps) {
+		return
+	}
+	e.steps[i], e.steps[j] = e.steps[j], e.steps[i]
+	e.restructure()
+}
+
+// card lays out one step: header with reorder and remove, then its fields.
+func (se *StepEditor) card(i, n int) fyne.CanvasObject {
+	se.Title = widget.NewLabelWithStyle(fmt.Sprintf("Step %d", i+1), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	enable(se.Up, i > 0)
+	enable(se.Down, i < n-1)
+	head := container.NewBorder(nil, nil, se.Title, container.NewHBox(se.Up, se.Down, se.Remove))
+	args := container.NewVBox()
+	for j, a := range se.Args {
+		num := widget.NewLabel(strconv.Itoa(j))
+		num.SizeName = theme.SizeNameCaptionText
+		args.Add(container.NewBorder(nil, nil, num, se.removeArg[j], a))
+	}
+	args.Add(container.NewHBox(se.AddArg, hint("each argument is passed as is; there is no shell")))
+	args.Add(se.ArgvError)
+	form := container.New(layout.NewFormLayout(),
+		widget.NewLabel("Name"), se.Name,
+		widget.NewLabel("Command"), args,
+		widget.NewLabel("Timeout"), container.NewVBox(se.Timeout, se.TimeoutError),
+		widget.NewLabel("Folder"), se.Dir,
+		widget.NewLabel("Environment"), container.NewVBox(se.Env, se.EnvError),
+	)
+	return widget.NewCard("", "", container.NewVBox(head, form))
+}

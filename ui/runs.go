@@ -1,0 +1,382 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"baton/store"
+)
+
+// buildRuns creates the virtualized runs list, its filter and the run view. Rows are
+// bound to m.runIdx, which is rebuilt in place: a refresh allocates nothing per run and
+// only the visible rows are redrawn.
+func (m *Main) buildRuns() {
+	m.RunsFilter = widget.NewEntry()
+	m.RunsFilter.SetPlaceHolder("Filter runs by workflow, status, id or task")
+	m.RunsFilter.ActionItem = widget.NewIcon(theme.SearchIcon())
+	m.RunsFilter.OnChanged = func(string) {
+		m.reindexRuns()
+		m.Runs.Refresh()
+		m.syncSelections()
+	}
+	m.RunsCount = widget.NewLabel("")
+	m.RunsCount.SizeName = theme.SizeNameCaptionText
+	m.Runs = widget.NewList(func() int { return len(m.runIdx) }, newRunRow, m.updateRunRow)
+	m.Runs.OnSelected = func(i widget.ListItemID) {
+		if m.syncing || i >= len(m.runIdx) {
+			return
+		}
+		m.selRun = m.doc.Runs[m.runIdx[i]].ID
+		m.renderRun()
+	}
+	m.RunView = newRunView(m)
+}
+
+// runRow is the template of one row of the runs list.
+type runRow struct {
+	icon                  *widget.Icon
+	title, step, dur, own *widget.Label
+	bar                   *widget.ProgressBar
+}
+
+func newRunRow() fyne.CanvasObject {
+	r := &runRow{icon: widget.NewIcon(statusIcon(store.StatusQueued)), title: widget.NewLabel("r12345 workflow name"),
+		step: widget.NewLabel("step 2 of 4"), dur: widget.NewLabel("12 min 30 s"), own: widget.NewLabel("pid 12345"),
+		bar: widget.NewProgressBar()}
+	r.title.Truncation = fyne.TextTruncateEllipsis
+	r.bar.TextFormatter = func() string { return "" }
+	for _, l := range []*widget.Label{r.step, r.dur, r.own} {
+		l.SizeName = theme.SizeNameCaptionText
+	}
+	right := container.NewHBox(r.step, container.NewGridWrap(fyne.NewSize(80, 18), r.bar), r.dur, r.own)
+	c := container.NewBorder(nil, nil, r.icon, container.NewCenter(right), r.title)
+	return &rowBox{Container: c, row: r}
+}
+
+// rowBox lets a list row carry its typed parts.
+type rowBox struct {
+	*fyne.Container
+	row *runRow
+}
+
+func (m *Main) updateRunRow(i widget.ListItemID, o fyne.CanvasObject) {
+	if i >= len(m.runIdx) {
+		return
+	}
+	r := &m.doc.Runs[m.runIdx[i]]
+	row := o.(*rowBox).row
+	row.icon.SetResource(statusIcon(r.Status))
+	title := r.ID + "  " + r.Workflow
+	if r.Task != "" {
+		title += " · " + r.Task
+	}
+	row.title.SetText(title)
+	row.step.SetText(stepText(r))
+	row.bar.SetValue(progress(r))
+	if d := runDuration(r, m.opts.Now()); d > 0 {
+		row.dur.SetText(human(d))
+	} else {
+		row.dur.SetText(r.Status)
+	}
+	row.own.SetText(ownerText(r, m.st.PID))
+}
+
+// reindexRuns fills m.runIdx with the runs that match the filter, newest first, reusing
+// its backing array.
+func (m *Main) reindexRuns() {
+	q := m.RunsFilter.Text
+	m.runIdx = m.runIdx[:0]
+	for i := len(m.doc.Runs) - 1; i >= 0; i-- {
+		r := &m.doc.Runs[i]
+		if q == "" || containsFold(r.Workflow, q) || containsFold(r.Status, q) || containsFold(r.ID, q) || containsFold(r.Task, q) {
+			m.runIdx = append(m.runIdx, i)
+		}
+	}
+	if q == "" {
+		m.RunsCount.SetText(plural(len(m.doc.Runs), "run", "runs"))
+	} else {
+		m.RunsCount.SetText(fmt.Sprintf("%d of %d runs", len(m.runIdx), len(m.doc.Runs)))
+	}
+}
+
+// runsPane is the Runs tab: list on the left, the selected run on the right.
+func (m *Main) runsPane() fyne.CanvasObject {
+	head := container.NewBorder(nil, nil, nil, m.RunsCount, m.RunsFilter)
+	list := container.NewBorder(head, nil, nil, nil, m.Runs)
+	split := container.NewVSplit(list, m.RunView.obj)
+	split.Offset = 0.45
+	return split
+}
+
+func (m *Main) selectedRun() *store.Run {
+	if m.selRun == "" {
+		return nil
+	}
+	return m.doc.Run(m.selRun)
+}
+
+// ShowRun selects run id and shows it in the Runs tab.
+func (m *Main) ShowRun(id string) {
+	m.selRun = id
+	m.ShowTab("Runs")
+	m.render(nil)
+}
+
+// CancelSelected cancels the run shown in the run view.
+func (m *Main) CancelSelected() {
+	r := m.selectedRun()
+	if r == nil || !r.Active() || !m.writeable {
+		return
+	}
+	id := r.ID
+	m.RunView.Cancel.Disable()
+	m.RunView.setNote("Cancelling…")
+	m.runAsync(func() error { _, err := m.core.CancelRun(id); return err }, func(err error) {
+		if err != nil {
+			m.RunView.setNote("Not cancelled: " + errText(err))
+		} else {
+			m.RunView.setNote("")
+		}
+		m.doc = m.core.Snapshot()
+		m.render(nil)
+	})
+}
+
+func (m *Main) renderRun() {
+	m.RunView.render(m.selectedRun(), m.st.PID, m.opts.Now())
+	m.RunView.setWritable(m.writeable, readOnlyReason(m.st), m.selectedRun())
+}
+
+// RunView shows one run: what it is doing, how it ended, and its log as it grows.
+type RunView struct {
+	Title      *widget.Label
+	StatusIcon *widget.Icon
+	Status     *widget.Label
+	Step       *widget.Label
+	Progress   *widget.ProgressBar
+	Exit       *widget.Label
+	Error      *widget.Label
+	Owner      *widget.Label
+	Times      *widget.Label
+	Note       *widget.Label
+	Cancel     *widget.Button
+	Log        *widget.TextGrid
+
+	m       *Main
+	obj     fyne.CanvasObject
+	body    fyne.CanvasObject
+	empty   *widget.Label
+	id      string
+	logPath string
+	logGen  uint64
+	logLen  int
+}
+
+// MaxLogShown caps the log text kept in the run view; older text scrolls away.
+const MaxLogShown = 256 << 10
+
+func newRunView(m *Main) *RunView {
+	v := &RunView{m: m, Title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		StatusIcon: widget.NewIcon(statusIcon(store.StatusQueued)), Status: widget.NewLabel(""), Step: widget.NewLabel(""),
+		Progress: widget.NewProgressBar(), Exit: widget.NewLabel(""), Error: widget.NewLabel(""),
+		Owner: widget.NewLabel(""), Times: widget.NewLabel(""), Note: widget.NewLabel(""), Log: widget.NewTextGrid()}
+	v.Title.SizeName = theme.SizeNameSubHeadingText
+	v.Error.Wrapping = fyne.TextWrapWord
+	v.Error.Importance = widget.DangerImportance
+	v.Note.Importance = widget.WarningImportance
+	v.Note.Wrapping = fyne.TextWrapWord
+	v.Note.Hide()
+	v.Log.Scroll = fyne.ScrollBoth
+	v.Cancel = widget.NewButtonWithIcon("Cancel run", theme.MediaStopIcon(), m.CancelSelected)
+	v.Cancel.Importance = widget.DangerImportance
+	v.empty = widget.NewLabel("Choose a run to see its log.")
+	head := container.NewBorder(nil, nil, v.StatusIcon, v.Cancel, v.Title)
+	facts := container.New(layout.NewFormLayout(),
+		widget.NewLabel("Status"), v.Status,
+		widget.NewLabel("Progress"), container.NewBorder(nil, nil, nil, v.Step, v.Progress),
+		widget.NewLabel("Exit code"), v.Exit,
+		widget.NewLabel("Window"), v.Owner,
+		widget.NewLabel("Time"), v.Times,
+	)
+	top := container.NewVBox(head, v.Note, facts, v.Error, widget.NewLabelWithStyle("Log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+	v.body = container.NewBorder(top, nil, nil, nil, v.Log)
+	v.obj = container.NewStack(v.empty, v.body)
+	v.body.Hide()
+	return v
+}
+
+func (v *RunView) setNote(s string) {
+	v.Note.SetText(s)
+	if s == "" {
+		v.Note.Hide()
+	} else {
+		v.Note.Show()
+	}
+}
+
+// render shows r (nil: nothing chosen) and points the log tail at its log file.
+func (v *RunView) render(r *store.Run, self int, now time.Time) {
+	if r == nil {
+		v.id = ""
+		v.body.Hide()
+		v.empty.Show()
+		v.m.tail.follow("")
+		return
+	}
+	v.empty.Hide()
+	v.body.Show()
+	if r.ID != v.id || r.Log != v.logPath {
+		v.id, v.logPath, v.logLen = r.ID, r.Log, 0
+		v.Log.SetText("")
+		v.logGen = v.m.tail.follow(r.Log)
+		v.setNote("")
+	}
+	title := fmt.Sprintf("Run %s of %s", r.ID, r.Workflow)
+	if r.Task != "" {
+		title += " · " + r.Task
+	}
+	v.Title.SetText(title)
+	v.StatusIcon.SetResource(statusIcon(r.Status))
+	status := r.Status
+	if r.CancelRequested && r.Active() {
+		status += " (cancel requested)"
+	}
+	v.Status.SetText(status)
+	v.Step.SetText(stepText(r))
+	v.Progress.SetValue(progress(r))
+	switch {
+	case r.ExitCode != nil:
+		v.Exit.SetText(fmt.Sprintf("%d", *r.ExitCode))
+	case r.Active():
+		v.Exit.SetText("—")
+	default:
+		v.Exit.SetText("none (the step did not exit by itself)")
+	}
+	if r.Error != "" {
+		v.Error.SetText("Error: " + r.Error)
+		v.Error.Show()
+	} else {
+		v.Error.Hide()
+	}
+	v.Owner.SetText(ownerText(r, self))
+	if r.OwnerPID == 0 {
+		v.Owner.SetText("none yet")
+	}
+	v.Times.SetText(runTimes(r, now))
+}
+
+func runTimes(r *store.Run, now time.Time) string {
+	if r.Started.IsZero() {
+		return "queued at " + clock(r.Created, now)
+	}
+	s := "started " + clock(r.Started, now)
+	if !r.Ended.IsZero() {
+		s += ", ended " + clock(r.Ended, now)
+	}
+	return s + ", " + human(runDuration(r, now))
+}
+
+// setWritable enables Cancel for a writer and an active run; a reader sees why not.
+func (v *RunView) setWritable(ok bool, reason string, r *store.Run) {
+	enable(v.Cancel, ok && r != nil && r.Active() && !r.CancelRequested)
+	if r != nil && r.Active() && !ok && !v.Note.Visible() {
+		v.setNote(reason)
+	} else if ok && v.Note.Text == reason {
+		v.setNote("")
+	}
+}
+
+// appendLog adds what the tail read to the log view.
+func (v *RunView) appendLog(c logChunk) {
+	if c.gen != v.logGen || len(c.data) == 0 {
+		return
+	}
+	if c.reset {
+		v.Log.SetText("")
+		v.logLen = 0
+	}
+	text := string(c.data)
+	if v.logLen+len(text) > MaxLogShown {
+		all := v.Log.Text() + text
+		all = all[len(all)-MaxLogShown/2:]
+		v.Log.SetText(all)
+		v.logLen = len(all)
+	} else {
+		v.Log.Append(text)
+		v.logLen += len(text)
+	}
+	v.Log.ScrollToBottom()
+}
+
+// tail reads a run's log file as it grows. follow is called on the UI goroutine; read
+// on the ticker goroutine.
+type tail struct {
+	mu   sync.Mutex // guards the fields below
+	path string
+	off  int64
+	gen  uint64
+}
+
+// logChunk is what one read of the tail found.
+type logChunk struct {
+	gen   uint64
+	data  []byte
+	reset bool // the text before data was skipped
+}
+
+// MaxLogRead caps one read of the log; a large log starts at its last MaxLogRead bytes.
+const MaxLogRead = 64 << 10
+
+// follow points the tail at path ("" for none) and returns its generation.
+func (t *tail) follow(path string) uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if path != t.path {
+		t.path, t.off = path, 0
+		t.gen++
+	}
+	return t.gen
+}
+
+// read returns the bytes appended since the last read.
+func (t *tail) read() logChunk {
+	t.mu.Lock()
+	path, off, gen := t.path, t.off, t.gen
+	t.mu.Unlock()
+	if path == "" {
+		return logChunk{}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return logChunk{}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= off {
+		return logChunk{}
+	}
+	c := logChunk{gen: gen}
+	if fi.Size()-off > MaxLogRead {
+		off, c.reset = fi.Size()-MaxLogRead, true
+	}
+	buf := make([]byte, fi.Size()-off)
+	n, _ := f.ReadAt(buf, off)
+	if n == 0 {
+		return logChunk{}
+	}
+	c.data = buf[:n]
+	t.mu.Lock()
+	if t.gen == gen {
+		t.off = off + int64(n)
+	}
+	t.mu.Unlock()
+	return c
+}

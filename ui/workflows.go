@@ -1,0 +1,263 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"baton/host"
+	"baton/store"
+)
+
+// buildWorkflows creates the workflow list, its search field and the editor.
+func (m *Main) buildWorkflows() {
+	m.Search = widget.NewEntry()
+	m.Search.SetPlaceHolder("Search workflows")
+	m.Search.ActionItem = widget.NewIcon(theme.SearchIcon())
+	m.Search.OnChanged = func(string) { m.render(nil) }
+	m.NewButton = widget.NewButtonWithIcon("New", theme.ContentAddIcon(), m.NewWorkflow)
+	m.Workflows = widget.NewList(func() int { return len(m.wfIdx) }, newWorkflowRow, m.updateWorkflowRow)
+	m.Workflows.OnSelected = m.onWorkflowSelected
+	m.Editor = newEditor(m)
+	m.Chart = NewDurationChart()
+}
+
+func newWorkflowRow() fyne.CanvasObject {
+	name := widget.NewLabel("workflow name")
+	name.TextStyle.Bold = true
+	name.Truncation = fyne.TextTruncateEllipsis
+	detail := widget.NewLabel("3 steps · lane 1")
+	detail.SizeName = theme.SizeNameCaptionText
+	return container.NewBorder(nil, nil, widget.NewIcon(statusIcon(store.StatusQueued)), detail, name)
+}
+
+func (m *Main) updateWorkflowRow(i widget.ListItemID, o fyne.CanvasObject) {
+	if i >= len(m.wfIdx) {
+		return
+	}
+	w := &m.doc.Workflows[m.wfIdx[i]]
+	c := o.(*fyne.Container)
+	c.Objects[0].(*widget.Label).SetText(w.Name)
+	icon := c.Objects[1].(*widget.Icon)
+	if st, ok := m.lastOf[w.Name]; ok {
+		icon.SetResource(statusIcon(st))
+	} else {
+		icon.SetResource(theme.NewDisabledResource(theme.DocumentIcon()))
+	}
+	c.Objects[2].(*widget.Label).SetText(fmt.Sprintf("%s · lane %d", plural(len(w.Steps), "step", "steps"), w.MaxConcurrent))
+}
+
+// workflowsColumn is the left column: title, New, search, list.
+func (m *Main) workflowsColumn() fyne.CanvasObject {
+	title := widget.NewLabelWithStyle("Workflows", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	head := container.NewBorder(nil, nil, nil, m.NewButton, title)
+	return container.NewBorder(container.NewVBox(head, m.Search), nil, nil, nil, m.Workflows)
+}
+
+// workflowPane is the Workflow tab: the editor and the chart of recent runs.
+func (m *Main) workflowPane() fyne.CanvasObject {
+	chartTitle := widget.NewLabelWithStyle("Recent runs", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	m.chartBox = container.NewVBox(widget.NewSeparator(), container.NewBorder(chartTitle, nil, nil, nil, m.Chart))
+	return container.NewVScroll(container.NewVBox(m.Editor.obj, m.chartBox, layout.NewSpacer()))
+}
+
+// reindexWorkflows filters the workflows by the search text, reusing its slice.
+func (m *Main) reindexWorkflows() {
+	q := m.Search.Text
+	m.wfIdx = m.wfIdx[:0]
+	for i := range m.doc.Workflows {
+		if containsFold(m.doc.Workflows[i].Name, q) {
+			m.wfIdx = append(m.wfIdx, i)
+		}
+	}
+	clear(m.lastOf)
+	for i := range m.doc.Runs {
+		m.lastOf[m.doc.Runs[i].Workflow] = m.doc.Runs[i].Status
+	}
+}
+
+// syncSelections shows the selected workflow and run in their lists after the indices moved.
+func (m *Main) syncSelections() {
+	m.syncing = true
+	defer func() { m.syncing = false }()
+	wi := -1
+	for i, k := range m.wfIdx {
+		if m.doc.Workflows[k].Name == m.selWF {
+			wi = i
+		}
+	}
+	if wi >= 0 {
+		m.Workflows.Select(wi)
+	} else {
+		m.Workflows.UnselectAll()
+	}
+	ri := -1
+	for i, k := range m.runIdx {
+		if m.doc.Runs[k].ID == m.selRun {
+			ri = i
+			break
+		}
+	}
+	if ri >= 0 {
+		m.Runs.Select(ri)
+	} else {
+		m.Runs.UnselectAll()
+	}
+}
+
+func (m *Main) onWorkflowSelected(i widget.ListItemID) {
+	if m.syncing || i >= len(m.wfIdx) {
+		return
+	}
+	w := m.doc.Workflows[m.wfIdx[i]]
+	if w.Name == m.Editor.existing && m.selWF == w.Name {
+		return
+	}
+	m.askDiscard(func() { m.OpenWorkflow(w.Name) }, func() { m.syncSelections() })
+}
+
+// askDiscard runs then when the editor has no unsaved changes or the person agrees to
+// drop them; otherwise it runs keep.
+func (m *Main) askDiscard(then, keep func()) {
+	if !m.Editor.dirty {
+		then()
+		return
+	}
+	name := m.Editor.Name.Text
+	if name == "" {
+		name = "the new workflow"
+	}
+	m.opts.Confirm("Discard changes?", fmt.Sprintf("You have unsaved changes to %s. Discard them?", name), func(ok bool) {
+		if ok {
+			then()
+		} else if keep != nil {
+			keep()
+		}
+	})
+}
+
+// OpenWorkflow shows workflow name in the editor. UI goroutine.
+func (m *Main) OpenWorkflow(name string) {
+	w := m.doc.Workflow(name)
+	if w == nil {
+		return
+	}
+	m.selWF = name
+	m.Editor.load(w)
+	m.ShowTab("Workflow")
+	m.render(nil)
+}
+
+// NewWorkflow opens an empty draft in the editor.
+func (m *Main) NewWorkflow() {
+	m.askDiscard(func() {
+		m.selWF = ""
+		m.Editor.draftFrom(&store.Workflow{MaxConcurrent: 1, OnOwnerLost: "fail", Steps: []store.Step{{Argv: []string{""}}}}, "")
+		m.ShowTab("Workflow")
+		m.render(nil)
+		m.Win.Canvas().Focus(m.Editor.Name)
+	}, nil)
+}
+
+// DuplicateWorkflow opens a copy of the workflow in the editor as a new, unsaved draft.
+func (m *Main) DuplicateWorkflow() {
+	w := m.doc.Workflow(m.Editor.existing)
+	if w == nil {
+		return
+	}
+	name := w.Name + " copy"
+	for i := 2; m.doc.Workflow(name) != nil; i++ {
+		name = fmt.Sprintf("%s copy %d", w.Name, i)
+	}
+	m.selWF = ""
+	m.Editor.draftFrom(w, name)
+	m.render(nil)
+}
+
+// SaveWorkflow saves the editor's draft: a new workflow is added, an open one updated.
+func (m *Main) SaveWorkflow() {
+	def, ok := m.Editor.validate()
+	if !ok || !m.writeable {
+		return
+	}
+	isNew := m.Editor.existing == ""
+	m.Editor.setMessage("Saving…", widget.MediumImportance)
+	m.runAsync(func() error {
+		var err error
+		if isNew {
+			_, err = m.core.AddWorkflow(def)
+		} else {
+			_, err = m.core.UpdateWorkflow(def)
+		}
+		return err
+	}, func(err error) {
+		if err != nil {
+			m.Editor.showError(err)
+			return
+		}
+		m.doc = m.core.Snapshot()
+		m.selWF = def.Name
+		m.Editor.saved(m.doc.Workflow(def.Name))
+		m.render(nil)
+	})
+}
+
+// RunSelected starts a run of the workflow open in the editor.
+func (m *Main) RunSelected() {
+	name := m.Editor.existing
+	if name == "" || !m.writeable {
+		return
+	}
+	var run store.Run
+	m.runAsync(func() error {
+		var err error
+		run, _, err = m.core.StartRun(name, "")
+		return err
+	}, func(err error) {
+		if err != nil {
+			m.Editor.setMessage(errText(err), widget.DangerImportance)
+			return
+		}
+		m.selRun = run.ID
+		m.doc = m.core.Snapshot()
+		m.Editor.setMessage(fmt.Sprintf("Started run %s (%s); see Runs.", run.ID, run.Status), widget.SuccessImportance)
+		m.render(nil)
+	})
+}
+
+// DeleteWorkflow asks, then deletes the workflow open in the editor.
+func (m *Main) DeleteWorkflow() {
+	name := m.Editor.existing
+	if name == "" || !m.writeable {
+		return
+	}
+	m.opts.Confirm("Delete workflow?", fmt.Sprintf("Delete %q? Its past runs stay in the history; its schedules are deleted.", name), func(ok bool) {
+		if !ok {
+			return
+		}
+		m.runAsync(func() error { _, err := m.core.DeleteWorkflow(name); return err }, func(err error) {
+			if err != nil {
+				m.Editor.setMessage(errText(err), widget.DangerImportance)
+				return
+			}
+			m.doc = m.core.Snapshot()
+			m.selWF = ""
+			m.Editor.clear("Deleted " + name + ".")
+			m.render(nil)
+		})
+	})
+}
+
+// errText is an error for people: the read-only error already says who writes.
+func errText(err error) string {
+	var ro *host.ReadOnlyError
+	if errors.As(err, &ro) {
+		return ro.Error()
+	}
+	return err.Error()
+}
