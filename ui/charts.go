@@ -42,7 +42,7 @@ func (m *Main) timelinePane() fyne.CanvasObject {
 		legend.Add(container.NewCenter(sw))
 		legend.Add(widget.NewLabel(s))
 	}
-	title := widget.NewLabelWithStyle(fmt.Sprintf("Runs in the last %d hours, one row per lane; overlapping runs stack", int(TimelineSpan.Hours())),
+	title := widget.NewLabelWithStyle("Recent runs over time: one row per lane of a workflow; runs that overlapped stack",
 		fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	return container.NewBorder(container.NewVBox(title, legend), nil, nil, nil, container.NewVScroll(m.Timeline))
 }
@@ -193,7 +193,24 @@ func (t *Timeline) Spans() int { return len(t.spans) }
 // MaxTimelineRows caps the rows drawn.
 const MaxTimelineRows = 40
 
+// timelinePeriods are the windows the timeline zooms between: the smallest that holds
+// every run of the last TimelineSpan.
+var timelinePeriods = []time.Duration{10 * time.Minute, 30 * time.Minute, time.Hour, TimelineSpan}
+
 func (t *Timeline) set(doc *store.Doc, now time.Time) {
+	earliest := now
+	for i := range doc.Runs {
+		r := &doc.Runs[i]
+		if !r.Started.IsZero() && r.Started.Before(earliest) && (r.Ended.IsZero() || now.Sub(r.Ended) < TimelineSpan) {
+			earliest = r.Started
+		}
+	}
+	for _, p := range timelinePeriods {
+		t.period = p
+		if now.Sub(earliest) <= p {
+			break
+		}
+	}
 	from := now.Add(-t.period)
 	type iv struct {
 		s, e   time.Time
@@ -257,8 +274,8 @@ func (t *Timeline) set(doc *store.Doc, now time.Time) {
 		}
 	}
 	t.ticks = t.ticks[:0]
-	for h := int(t.period.Hours()); h >= 0; h-- {
-		t.ticks = append(t.ticks, now.Add(-time.Duration(h)*time.Hour).Local().Format("15:04"))
+	for k := 0; k <= timelineTicks; k++ {
+		t.ticks = append(t.ticks, from.Add(t.period*time.Duration(k)/timelineTicks).Local().Format("15:04"))
 	}
 	t.Refresh()
 }
@@ -281,9 +298,10 @@ type timelineRenderer struct {
 }
 
 const (
-	tlLabelW = 140
-	tlRowH   = 22
-	tlAxisH  = 20
+	timelineTicks = 6
+	tlLabelW      = 140
+	tlRowH        = 22
+	tlAxisH       = 20
 )
 
 func (r *timelineRenderer) Destroy() {}
@@ -341,7 +359,8 @@ func (r *timelineRenderer) Layout(size fyne.Size) {
 	n := len(r.t.ticks)
 	for i := 0; i < n; i++ {
 		x := tlLabelW + plotW*float32(i)/float32(max(n-1, 1))
-		r.ticks[i].Move(fyne.NewPos(x-15, 0))
+		tw := r.ticks[i].MinSize().Width
+		r.ticks[i].Move(fyne.NewPos(min(x-tw/2, size.Width-tw), 0))
 		r.grid[i].Position1 = fyne.NewPos(x, tlAxisH)
 		r.grid[i].Position2 = fyne.NewPos(x, max(size.Height, tlAxisH+float32(len(r.t.rows))*tlRowH))
 	}

@@ -524,7 +524,9 @@ func (se *StepEditor) card(i, n int) fyne.CanvasObject {
 		num.SizeName = theme.SizeNameCaptionText
 		args.Add(container.NewBorder(nil, nil, num, se.removeArg[j], a))
 	}
-	args.Add(container.NewHBox(se.AddArg, hint("each argument is passed as is; there is no shell")))
+	note := hint("each argument is passed as is; there is no shell")
+	note.Wrapping = fyne.TextWrapOff
+	args.Add(container.NewHBox(se.AddArg, note))
 	args.Add(se.ArgvError)
 	form := container.New(layout.NewFormLayout(),
 		widget.NewLabel("Name"), se.Name,

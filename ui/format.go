@@ -92,8 +92,13 @@ func stepText(r *store.Run) string {
 	if r.Steps == 0 {
 		return ""
 	}
-	if r.Status == store.StatusQueued {
-		return fmt.Sprintf("%d step(s), waiting", r.Steps)
+	switch r.Status {
+	case store.StatusQueued:
+		return "waiting"
+	case store.StatusSucceeded:
+		return "done, " + plural(r.Steps, "step", "steps")
+	case store.StatusFailed, store.StatusCancelled:
+		return fmt.Sprintf("%s at step %d of %d", r.Status, r.Step+1, r.Steps)
 	}
 	return fmt.Sprintf("step %d of %d", r.Step+1, r.Steps)
 }

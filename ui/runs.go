@@ -40,46 +40,47 @@ func (m *Main) buildRuns() {
 	m.RunView = newRunView(m)
 }
 
-// runRow is the template of one row of the runs list.
+// runRow is one row of the runs list: a small widget that keeps its parts typed.
 type runRow struct {
-	icon                  *widget.Icon
-	title, step, dur, own *widget.Label
-	bar                   *widget.ProgressBar
+	widget.BaseWidget
+	icon            *widget.Icon
+	title, dur, own *widget.Label
+	bar             *widget.ProgressBar
+	step            string
+	content         fyne.CanvasObject
 }
 
 func newRunRow() fyne.CanvasObject {
 	r := &runRow{icon: widget.NewIcon(statusIcon(store.StatusQueued)), title: widget.NewLabel("r12345 workflow name"),
-		step: widget.NewLabel("step 2 of 4"), dur: widget.NewLabel("12 min 30 s"), own: widget.NewLabel("pid 12345"),
-		bar: widget.NewProgressBar()}
+		dur: widget.NewLabel("12 min 30 s"), own: widget.NewLabel("pid 12345 (this window)"), bar: widget.NewProgressBar()}
 	r.title.Truncation = fyne.TextTruncateEllipsis
-	r.bar.TextFormatter = func() string { return "" }
-	for _, l := range []*widget.Label{r.step, r.dur, r.own} {
+	r.bar.TextFormatter = func() string { return r.step }
+	for _, l := range []*widget.Label{r.dur, r.own} {
 		l.SizeName = theme.SizeNameCaptionText
 	}
-	right := container.NewHBox(r.step, container.NewGridWrap(fyne.NewSize(80, 18), r.bar), r.dur, r.own)
-	c := container.NewBorder(nil, nil, r.icon, container.NewCenter(right), r.title)
-	return &rowBox{Container: c, row: r}
+	right := container.NewHBox(container.NewGridWrap(fyne.NewSize(130, 30), r.bar),
+		container.NewGridWrap(fyne.NewSize(90, 30), r.dur), container.NewGridWrap(fyne.NewSize(150, 30), r.own))
+	r.content = container.NewBorder(nil, nil, r.icon, right, r.title)
+	r.ExtendBaseWidget(r)
+	return r
 }
 
-// rowBox lets a list row carry its typed parts.
-type rowBox struct {
-	*fyne.Container
-	row *runRow
-}
+// CreateRenderer lays the row out.
+func (r *runRow) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(r.content) }
 
 func (m *Main) updateRunRow(i widget.ListItemID, o fyne.CanvasObject) {
 	if i >= len(m.runIdx) {
 		return
 	}
 	r := &m.doc.Runs[m.runIdx[i]]
-	row := o.(*rowBox).row
+	row := o.(*runRow)
 	row.icon.SetResource(statusIcon(r.Status))
 	title := r.ID + "  " + r.Workflow
 	if r.Task != "" {
 		title += " · " + r.Task
 	}
 	row.title.SetText(title)
-	row.step.SetText(stepText(r))
+	row.step = stepText(r)
 	row.bar.SetValue(progress(r))
 	if d := runDuration(r, m.opts.Now()); d > 0 {
 		row.dur.SetText(human(d))
@@ -112,7 +113,7 @@ func (m *Main) runsPane() fyne.CanvasObject {
 	head := container.NewBorder(nil, nil, nil, m.RunsCount, m.RunsFilter)
 	list := container.NewBorder(head, nil, nil, nil, m.Runs)
 	split := container.NewVSplit(list, m.RunView.obj)
-	split.Offset = 0.45
+	split.Offset = 0.4
 	return split
 }
 
@@ -195,13 +196,14 @@ func newRunView(m *Main) *RunView {
 	v.Note.Wrapping = fyne.TextWrapWord
 	v.Note.Hide()
 	v.Log.Scroll = fyne.ScrollBoth
+	v.Progress.TextFormatter = func() string { return v.Step.Text }
 	v.Cancel = widget.NewButtonWithIcon("Cancel run", theme.MediaStopIcon(), m.CancelSelected)
 	v.Cancel.Importance = widget.DangerImportance
 	v.empty = widget.NewLabel("Choose a run to see its log.")
 	head := container.NewBorder(nil, nil, v.StatusIcon, v.Cancel, v.Title)
 	facts := container.New(layout.NewFormLayout(),
 		widget.NewLabel("Status"), v.Status,
-		widget.NewLabel("Progress"), container.NewBorder(nil, nil, nil, v.Step, v.Progress),
+		widget.NewLabel("Progress"), v.Progress,
 		widget.NewLabel("Exit code"), v.Exit,
 		widget.NewLabel("Window"), v.Owner,
 		widget.NewLabel("Time"), v.Times,
@@ -252,6 +254,7 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 	v.Status.SetText(status)
 	v.Step.SetText(stepText(r))
 	v.Progress.SetValue(progress(r))
+	v.Progress.Refresh()
 	switch {
 	case r.ExitCode != nil:
 		v.Exit.SetText(fmt.Sprintf("%d", *r.ExitCode))
