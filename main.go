@@ -25,13 +25,16 @@ var version = "0.1.0-dev"
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "tick" {
+		return tick(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("baton", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	home := fs.String("home", "", "home folder (default $BATON_HOME, else the user config folder/baton)")
 	headless := fs.Bool("headless", false, "no window: serve the JSON-lines control channel on stdin/stdout")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: baton [--home DIR] [--headless]\n       baton --version\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: baton [--home DIR] [--headless]\n       baton tick --once [--home DIR]\n       baton --version\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -94,4 +97,32 @@ func runWindow(home string, opts host.Options, stderr io.Writer) int {
 	m.Stop()
 	_ = w.Close()
 	return 0
+}
+
+// tick is `baton tick --once [--home DIR]`, for a cron, launchd or systemd driver.
+func tick(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("baton tick", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	home := fs.String("home", "", "home folder (default $BATON_HOME, else the user config folder/baton)")
+	once := fs.Bool("once", false, "run what is due now, then exit (required)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if !*once || fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "baton tick: usage: baton tick --once [--home DIR]\n")
+		return 2
+	}
+	if *home == "" {
+		h, err := host.DefaultHome()
+		if err != nil {
+			fmt.Fprintf(stderr, "baton: %v\n", err)
+			return 1
+		}
+		*home = h
+	}
+	logger := log.New(stderr, "baton tick: ", log.LstdFlags|log.Lmicroseconds)
+	return host.TickOnce(*home, host.Options{Logf: logger.Printf}, stdout)
 }

@@ -20,8 +20,11 @@ import (
 // state.lock and real kill -9.
 
 func TestMain(m *testing.M) {
-	if os.Getenv("BATON_TEST_CHILD") == "headless" {
+	switch os.Getenv("BATON_TEST_CHILD") {
+	case "headless":
 		os.Exit(childMain())
+	case "tick":
+		os.Exit(TickOnce(os.Getenv("BATON_TEST_HOME"), Options{}, os.Stdout))
 	}
 	os.Exit(m.Run())
 }

@@ -27,6 +27,7 @@ type Request struct {
 	Task     string          `json:"task,omitempty"`
 	Run      string          `json:"run,omitempty"`
 	Schedule json.RawMessage `json:"schedule,omitempty"`
+	Set      json.RawMessage `json:"set,omitempty"` // update_schedule's new fields
 	Max      int             `json:"max,omitempty"`
 }
 
@@ -193,6 +194,34 @@ func (c *Control) dispatch(req *Request) (map[string]any, error) {
 			es = []store.Entry{}
 		}
 		return map[string]any{"entries": es}, err
+	case "add_schedule":
+		s, err := decodeSchedule(req.Schedule)
+		if err != nil {
+			return nil, err
+		}
+		out, g, err := w.AddSchedule(s)
+		return map[string]any{"schedule": out.ID, "next_due": out.NextDue, "generation": g}, err
+	case "update_schedule":
+		s, err := decodeScheduleUpdate(req)
+		if err != nil {
+			return nil, err
+		}
+		g, err := w.UpdateSchedule(s)
+		return map[string]any{"generation": g}, err
+	case "delete_schedule", "pause_schedule", "resume_schedule":
+		id := scheduleID(req)
+		if id == "" {
+			return nil, fmt.Errorf("%w: %s needs \"schedule\": id", workflow.ErrInvalid, req.Op)
+		}
+		var g uint64
+		var err error
+		switch req.Op {
+		case "delete_schedule":
+			g, err = w.DeleteSchedule(id)
+		default:
+			g, err = w.PauseSchedule(id, req.Op == "pause_schedule")
+		}
+		return map[string]any{"generation": g}, err
 	case "shutdown":
 		return map[string]any{}, nil
 	}
@@ -226,6 +255,66 @@ func decodeWorkflow(raw json.RawMessage) (store.Workflow, error) {
 		return def, fmt.Errorf("%w: workflow: %v", workflow.ErrInvalid, err)
 	}
 	return def, nil
+}
+
+func decodeSchedule(raw json.RawMessage) (store.Schedule, error) {
+	var s store.Schedule
+	if len(raw) == 0 || raw[0] != '{' {
+		return s, fmt.Errorf("%w: missing \"schedule\" object", workflow.ErrInvalid)
+	}
+	var in scheduleInput
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return s, fmt.Errorf("%w: schedule: %v", workflow.ErrInvalid, err)
+	}
+	return in.toSchedule(), nil
+}
+
+// scheduleInput is what add_schedule and update_schedule accept: the definition, never
+// the state (lock, last due, waiting occurrences).
+type scheduleInput struct {
+	ID            string         `json:"id"`
+	Workflow      string         `json:"workflow"`
+	Every         store.Duration `json:"every"`
+	Cron          string         `json:"cron"`
+	TZ            string         `json:"tz"`
+	Paused        bool           `json:"paused"`
+	Overlap       string         `json:"overlap"`
+	MaxRuntime    store.Duration `json:"max_runtime"`
+	OnOverrun     string         `json:"on_overrun"`
+	CatchUp       string         `json:"catch_up"`
+	CatchUpWindow store.Duration `json:"catch_up_window"`
+	Watermark     *string        `json:"watermark"`
+}
+
+func (in scheduleInput) toSchedule() store.Schedule {
+	return store.Schedule{ID: in.ID, Workflow: in.Workflow, Every: in.Every, Cron: in.Cron, TZ: in.TZ,
+		Paused: in.Paused, Overlap: in.Overlap, MaxRuntime: in.MaxRuntime, OnOverrun: in.OnOverrun,
+		CatchUp: in.CatchUp, CatchUpWindow: in.CatchUpWindow, Watermark: in.Watermark}
+}
+
+// decodeScheduleUpdate accepts "schedule": {"id": ..., fields} or "schedule": id with the
+// fields in "set".
+func decodeScheduleUpdate(req *Request) (store.Schedule, error) {
+	if id := scheduleID(req); id != "" {
+		s, err := decodeSchedule(req.Set)
+		s.ID = id
+		return s, err
+	}
+	s, err := decodeSchedule(req.Schedule)
+	if err == nil && s.ID == "" {
+		err = fmt.Errorf("%w: update_schedule needs the schedule's \"id\"", workflow.ErrInvalid)
+	}
+	return s, err
+}
+
+func scheduleID(req *Request) string {
+	var id string
+	if json.Unmarshal(req.Schedule, &id) == nil {
+		return id
+	}
+	return ""
 }
 
 func errReply(id json.RawMessage, code, msg string) map[string]any {

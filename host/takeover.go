@@ -93,6 +93,22 @@ func (w *Window) BecomeWriter() {
 
 	ctx, cancel := context.WithCancel(w.ctx)
 	eng := workflow.NewEngine(ctx, w.engineUpdate(ctx), w.self, w.home, w.opts.Now)
+	eng.EnvFor = func(d *store.Doc, r *store.Run) map[string]string { return workflow.ScheduleEnv(w.home, d, r) }
+	eng.OnFinish = func(d *store.Doc, r *store.Run, out workflow.RunOutput) {
+		if r.Schedule != "" {
+			workflow.ScheduleFinished(d, r, out, w.opts.Now(), w.self)
+		}
+	}
+	wake, ready := make(chan struct{}, 1), make(chan struct{})
+	if !w.opts.NoScheduler {
+		go func() {
+			select { // writes wait for step 7
+			case <-ready:
+				w.scheduler(ctx, eng, wake)
+			case <-ctx.Done():
+			}
+		}()
+	}
 	step("6.executor")
 
 	w.mu.Lock()
@@ -102,8 +118,9 @@ func (w *Window) BecomeWriter() {
 		return
 	}
 	w.role, w.problem = RoleWriter, nil
-	w.writerCtx, w.writerCancel, w.engine = ctx, cancel, eng
+	w.writerCtx, w.writerCancel, w.engine, w.schedWake = ctx, cancel, eng, wake
 	w.mu.Unlock()
+	close(ready)
 	step("7.writer")
 	tk.Took = time.Since(t0)
 	tk.TookMS = ms(tk.Took)

@@ -30,6 +30,12 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// MaxSize caps workflows.json (store.DefaultMaxSize by default).
 	MaxSize int64
+	// NoScheduler keeps the writer from running schedules by itself (tick --once drives
+	// them one pass at a time instead).
+	NoScheduler bool
+	// NoWait makes Start take the lock only if it is free now; a window that does not get
+	// it stays a reader and never waits (tick --once).
+	NoWait bool
 	// UnsafeSkipReread makes the window load workflows.json once and never again: no
 	// follow reloads, no re-read in the takeover, no refresh-before-write. It exists only so a test can show that the takeover tests fail
 	// without them (the stale takeover of the seed report). Never set it otherwise.
@@ -59,7 +65,8 @@ type Window struct {
 	writerCtx    context.Context
 	writerCancel context.CancelFunc
 	engine       *workflow.Engine
-	last         Takeover // the last takeover this window did
+	schedWake    chan struct{} // wakes this writer term's scheduler
+	last         Takeover      // the last takeover this window did
 	started      bool
 	roleKnown    bool // the first role event was sent
 
@@ -143,7 +150,9 @@ func (w *Window) Start() error {
 	w.roleKnown = true
 	w.mu.Unlock()
 	w.emitRole()
-	w.waitForLock()
+	if !w.opts.NoWait {
+		w.waitForLock()
+	}
 	return nil
 }
 

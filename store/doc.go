@@ -84,6 +84,7 @@ type Run struct {
 	Schedule        string    `json:"schedule,omitempty"`
 	Due             time.Time `json:"due,omitzero"`
 	CancelRequested bool      `json:"cancel_requested,omitempty"`
+	Overrun         bool      `json:"overrun,omitempty"` // ran past its schedule's max_runtime
 }
 
 // Active reports whether the run is queued or running.

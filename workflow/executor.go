@@ -291,6 +291,7 @@ func (e *Engine) runStep(p *proc, run store.Run, i int, step store.Step, extra m
 		timer.Stop()
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL) // nothing of the step outlives it
+	waitGroupGone(pid, 5*time.Second)
 	code := cmd.ProcessState.ExitCode()
 	exit = &code
 	p.mu.Lock()
@@ -329,4 +330,14 @@ func unwrapExec(err error) error {
 		return fmt.Errorf("%s: %w", strings.TrimSpace(pe.Op), pe.Err)
 	}
 	return err
+}
+
+// waitGroupGone waits until no live process is left in group pgid (bounded), so that a
+// run is recorded as ended only once its processes are gone.
+func waitGroupGone(pgid int, max time.Duration) {
+	deadline := time.Now().Add(max)
+	for syscall.Kill(-pgid, 0) == nil && groupAlive(pgid) && time.Now().Before(deadline) {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		time.Sleep(time.Millisecond)
+	}
 }

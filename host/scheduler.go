@@ -1,0 +1,177 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"time"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// maxSchedulerSleep bounds the scheduler's sleep, so a clock that jumps is noticed within
+// it and overruns are seen promptly.
+const maxSchedulerSleep = time.Second
+
+// scheduler runs the schedules for one writer term; it ends with the term (ctx).
+func (w *Window) scheduler(ctx context.Context, eng *workflow.Engine, wake <-chan struct{}) {
+	for {
+		next := w.schedulePass(ctx, eng)
+		d := time.Until(next)
+		if d > maxSchedulerSleep {
+			d = maxSchedulerSleep
+		}
+		if d < time.Millisecond {
+			d = time.Millisecond
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-wake:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// wakeScheduler makes the scheduler look again now (a schedule was added or changed).
+func (w *Window) wakeScheduler() {
+	w.mu.Lock()
+	ch := w.schedWake
+	w.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// schedulePass handles what is due now in one save, records the decisions in the audit
+// log, cancels what must be cancelled, starts what was created, and returns when to look
+// again.
+func (w *Window) schedulePass(ctx context.Context, eng *workflow.Engine) time.Time {
+	now := w.opts.Now()
+	var decs []workflow.Decision
+	next := now.Add(maxSchedulerSleep)
+	_, err := w.engineUpdate(ctx)(func(d *store.Doc) error {
+		before := scheduleState(d)
+		decs = workflow.Tick(d, now, w.self)
+		decs = append(decs, workflow.Overruns(d, now)...)
+		next = nextWake(d, now)
+		if len(decs) == 0 && reflect.DeepEqual(before, scheduleState(d)) {
+			return store.ErrNoChange
+		}
+		return nil
+	})
+	if err != nil {
+		w.opts.Logf("scheduler: %v", err)
+		return next
+	}
+	started := false
+	for _, dec := range decs {
+		if dec.Kind == "started" {
+			started = true
+		} else {
+			w.auditDecision(dec)
+		}
+		if dec.Cancel != "" {
+			eng.Cancel(dec.Cancel, fmt.Sprintf("cancelled by schedule %s: %s", dec.Schedule, dec.Reason))
+		}
+	}
+	if started {
+		if _, err := eng.Kick(); err != nil {
+			w.opts.Logf("scheduler: start runs: %v", err)
+		}
+	}
+	return next
+}
+
+func (w *Window) auditDecision(dec workflow.Decision) {
+	data := map[string]any{"schedule": dec.Schedule, "reason": dec.Reason}
+	if !dec.Due.IsZero() {
+		data["due"] = dec.Due
+	}
+	if dec.Run != "" {
+		data["run"] = dec.Run
+	}
+	if dec.Missed > 0 {
+		data["missed"] = dec.Missed
+		data["running"] = dec.Dues
+	}
+	_ = w.audit.Append(dec.Kind, data)
+}
+
+type schedState struct {
+	Last, Next time.Time
+	Pending    int
+	Lock       string
+}
+
+func scheduleState(d *store.Doc) []schedState {
+	out := make([]schedState, len(d.Schedules))
+	for i, s := range d.Schedules {
+		out[i] = schedState{Last: s.LastDue, Next: s.NextDue, Pending: len(s.Pending)}
+		if s.Lock != nil {
+			out[i].Lock = s.Lock.Run
+		}
+	}
+	return out
+}
+
+// nextWake is the earliest next due time or max_runtime deadline.
+func nextWake(d *store.Doc, now time.Time) time.Time {
+	next := now.Add(maxSchedulerSleep)
+	for i := range d.Schedules {
+		s := &d.Schedules[i]
+		if !s.Paused && !s.NextDue.IsZero() && s.NextDue.Before(next) {
+			next = s.NextDue
+		}
+	}
+	for i := range d.Runs {
+		r := &d.Runs[i]
+		if r.Status == store.StatusRunning && r.Schedule != "" && !r.Overrun {
+			if s := d.Schedule(r.Schedule); s != nil && s.MaxRuntime > 0 {
+				if t := r.Started.Add(s.MaxRuntime.D() + time.Millisecond); t.Before(next) {
+					next = t
+				}
+			}
+		}
+	}
+	return next
+}
+
+// AddSchedule adds a schedule and returns it with its id and next due time.
+func (w *Window) AddSchedule(s store.Schedule) (store.Schedule, uint64, error) {
+	var out store.Schedule
+	d, err := w.update(func(d *store.Doc) error {
+		var err error
+		out, err = workflow.AddSchedule(d, s, w.opts.Now())
+		return err
+	})
+	w.wakeScheduler()
+	return out, gen(d), err
+}
+
+// UpdateSchedule replaces the definition of schedule s.ID, keeping its state.
+func (w *Window) UpdateSchedule(s store.Schedule) (uint64, error) {
+	d, err := w.update(func(d *store.Doc) error { return workflow.UpdateSchedule(d, s, w.opts.Now()) })
+	w.wakeScheduler()
+	return gen(d), err
+}
+
+// DeleteSchedule removes a schedule.
+func (w *Window) DeleteSchedule(id string) (uint64, error) {
+	d, err := w.update(func(d *store.Doc) error { return workflow.DeleteSchedule(d, id) })
+	return gen(d), err
+}
+
+// PauseSchedule pauses (true) or resumes (false) a schedule.
+func (w *Window) PauseSchedule(id string, paused bool) (uint64, error) {
+	d, err := w.update(func(d *store.Doc) error { return workflow.PauseSchedule(d, id, paused, w.opts.Now()) })
+	w.wakeScheduler()
+	return gen(d), err
+}

@@ -1,0 +1,469 @@
+package workflow
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"baton/store"
+)
+
+// Overlap policies: what an occurrence does when the schedule's previous run is alive.
+const (
+	OverlapSkip    = "skip"    // record a skipped occurrence (default)
+	OverlapQueue   = "queue"   // wait; at most one waiting occurrence, more collapse into it
+	OverlapAllow   = "allow"   // run beside it, bounded by the workflow's lane
+	OverlapReplace = "replace" // cancel the live run, wait until its group is gone, then start
+)
+
+// Catch-up policies for occurrences missed while no writer ran them.
+const (
+	CatchUpNone   = "none"   // skip to the next future occurrence
+	CatchUpLatest = "latest" // run once, for the most recent missed occurrence (default)
+	CatchUpAll    = "all"    // run each missed occurrence in order, within catch_up_window
+)
+
+// MaxCatchUp bounds how many missed occurrences one pass looks at.
+const MaxCatchUp = 1000
+
+// DefaultCatchUpWindow bounds catch_up "all" when no window is given.
+const DefaultCatchUpWindow = 24 * time.Hour
+
+// onTime is how late an occurrence may be handled and still count as on time rather
+// than missed: a writer's scheduler wakes within a second of each due time.
+const onTime = 5 * time.Second
+
+// NormalizeSchedule fills defaults into s and validates it against d. It sets Created,
+// LastDue (occurrences are counted from now on) and NextDue on a new schedule.
+func NormalizeSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
+	if s.Overlap == "" {
+		s.Overlap = OverlapSkip
+	}
+	if s.OnOverrun == "" {
+		s.OnOverrun = "warn"
+	}
+	if s.CatchUp == "" {
+		s.CatchUp = CatchUpLatest
+	}
+	if err := validateSchedule(d, s); err != nil {
+		return fmt.Errorf("%w: schedule: %w", ErrInvalid, err)
+	}
+	if s.Created.IsZero() {
+		s.Created = now.UTC()
+	}
+	if s.LastDue.IsZero() {
+		s.LastDue = now.UTC()
+	}
+	next, err := Next(s, s.LastDue)
+	if err != nil {
+		return fmt.Errorf("%w: schedule: %w", ErrInvalid, err)
+	}
+	s.NextDue = next
+	return nil
+}
+
+func validateSchedule(d *store.Doc, s *store.Schedule) error {
+	if s.Workflow == "" || d.Workflow(s.Workflow) == nil {
+		return fmt.Errorf("workflow: no workflow named %q", s.Workflow)
+	}
+	switch {
+	case s.Every > 0 && s.Cron != "":
+		return fmt.Errorf("give either every or cron, not both")
+	case s.Every == 0 && s.Cron == "":
+		return fmt.Errorf("every or cron: one is required")
+	case s.Cron == "" && s.Every.D() < time.Second:
+		return fmt.Errorf("every: at least 1s, got %s", s.Every.D())
+	}
+	if s.Cron != "" {
+		if _, err := cron.ParseStandard(s.Cron); err != nil {
+			return fmt.Errorf("cron %q: %v", s.Cron, err)
+		}
+	}
+	if _, err := location(s.TZ); err != nil {
+		return fmt.Errorf("tz %q: %v", s.TZ, err)
+	}
+	switch s.Overlap {
+	case OverlapSkip, OverlapQueue, OverlapAllow, OverlapReplace:
+	default:
+		return fmt.Errorf("overlap: must be skip, queue, allow or replace, got %q", s.Overlap)
+	}
+	switch s.OnOverrun {
+	case "warn", "cancel":
+	default:
+		return fmt.Errorf("on_overrun: must be warn or cancel, got %q", s.OnOverrun)
+	}
+	switch s.CatchUp {
+	case CatchUpNone, CatchUpLatest, CatchUpAll:
+	default:
+		return fmt.Errorf("catch_up: must be none, latest or all, got %q", s.CatchUp)
+	}
+	return nil
+}
+
+func location(tz string) (*time.Location, error) {
+	if tz == "" {
+		return time.Local, nil
+	}
+	return time.LoadLocation(tz)
+}
+
+// Next returns the first occurrence of s strictly after t. An every-schedule's
+// occurrences are Created + k*every; a cron schedule's follow its expression in its tz.
+func Next(s *store.Schedule, t time.Time) (time.Time, error) {
+	if s.Cron != "" {
+		sched, err := cron.ParseStandard(s.Cron)
+		if err != nil {
+			return time.Time{}, err
+		}
+		loc, err := location(s.TZ)
+		if err != nil {
+			return time.Time{}, err
+		}
+		return sched.Next(t.In(loc)).UTC(), nil
+	}
+	every := s.Every.D()
+	if every <= 0 {
+		return time.Time{}, fmt.Errorf("every must be positive")
+	}
+	if t.Before(s.Created) {
+		return s.Created.Add(every).UTC(), nil
+	}
+	k := t.Sub(s.Created)/every + 1
+	return s.Created.Add(k * every).UTC(), nil
+}
+
+// NextTimes returns the next n occurrences after t (for previews).
+func NextTimes(s *store.Schedule, t time.Time, n int) ([]time.Time, error) {
+	var out []time.Time
+	for i := 0; i < n; i++ {
+		nt, err := Next(s, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nt)
+		t = nt
+	}
+	return out, nil
+}
+
+// Decision is one thing a scheduler pass did or asks its caller to do, for the audit log
+// and the executor.
+type Decision struct {
+	Kind     string      `json:"kind"` // started, skipped, queued, catch_up, replace, overrun
+	Schedule string      `json:"schedule"`
+	Due      time.Time   `json:"due,omitzero"`
+	Run      string      `json:"run,omitempty"`    // the run started, or the live run in the way
+	Cancel   string      `json:"cancel,omitempty"` // a run the caller must cancel (replace, overrun)
+	Reason   string      `json:"reason,omitempty"`
+	Missed   int         `json:"missed,omitempty"`
+	Dues     []time.Time `json:"-"`
+}
+
+// Tick handles every occurrence of every schedule due at now, inside the save that
+// records it: a run is created for an occurrence key (schedule, due) at most once, since
+// LastDue only moves forward and is saved with the run, before any step is spawned. A
+// clock that jumps backwards finds nothing due. owner is the writer window.
+func Tick(d *store.Doc, now time.Time, owner store.Owner) []Decision {
+	var out []Decision
+	for i := range d.Schedules {
+		s := &d.Schedules[i]
+		if s.Paused || d.Workflow(s.Workflow) == nil {
+			continue
+		}
+		dues := dueKeys(s, now)
+		if len(dues) > 0 {
+			s.LastDue = dues[len(dues)-1]
+		}
+		dues, dec := catchUp(s, dues, now)
+		out = append(out, dec...)
+		for _, due := range dues {
+			inOrder := s.CatchUp == CatchUpAll && now.Sub(due) > onTime
+			out = append(out, occur(d, s, due, now, owner, inOrder)...)
+		}
+		out = append(out, startPending(d, s, now, owner)...)
+		if nd, err := Next(s, maxTime(s.LastDue, now)); err == nil {
+			s.NextDue = nd
+		}
+	}
+	return out
+}
+
+// dueKeys lists the occurrences after LastDue up to now, oldest first, at most MaxCatchUp
+// (the newest ones are kept).
+func dueKeys(s *store.Schedule, now time.Time) []time.Time {
+	var out []time.Time
+	t := s.LastDue
+	for {
+		nt, err := Next(s, t)
+		if err != nil || nt.After(now) {
+			return out
+		}
+		out = append(out, nt)
+		if len(out) > MaxCatchUp {
+			out = out[1:]
+		}
+		t = nt
+	}
+}
+
+// catchUp applies the catch-up policy to occurrences that are late (missed while no
+// writer ran them); on-time occurrences pass through.
+func catchUp(s *store.Schedule, dues []time.Time, now time.Time) ([]time.Time, []Decision) {
+	var late, fresh []time.Time
+	for _, d := range dues {
+		if now.Sub(d) > onTime {
+			late = append(late, d)
+		} else {
+			fresh = append(fresh, d)
+		}
+	}
+	if len(late) == 0 {
+		return fresh, nil
+	}
+	dec := Decision{Kind: "catch_up", Schedule: s.ID, Missed: len(late), Reason: s.CatchUp}
+	var keep []time.Time
+	switch s.CatchUp {
+	case CatchUpNone:
+		if len(fresh) == 0 {
+			dec.Reason = "none: skipped every missed occurrence"
+		}
+	case CatchUpLatest:
+		if len(fresh) == 0 {
+			keep = late[len(late)-1:]
+		}
+		dec.Reason = fmt.Sprintf("latest: %d missed, running the most recent", len(late))
+		if len(fresh) > 0 {
+			dec.Reason = fmt.Sprintf("latest: %d missed, an on-time occurrence runs instead", len(late))
+		}
+	case CatchUpAll:
+		window := s.CatchUpWindow.D()
+		if window <= 0 {
+			window = DefaultCatchUpWindow
+		}
+		for _, d := range late {
+			if now.Sub(d) <= window {
+				keep = append(keep, d)
+			}
+		}
+		dec.Reason = fmt.Sprintf("all: %d missed, %d within the catch-up window of %s run in order", len(late), len(keep), window)
+	}
+	dec.Dues = keep
+	return append(keep, fresh...), []Decision{dec}
+}
+
+// occur handles one due occurrence under the overlap policy. inOrder marks a missed
+// occurrence that catch_up "all" runs in order: it waits for the live run rather than
+// being skipped (unless overlap is allow).
+func occur(d *store.Doc, s *store.Schedule, due, now time.Time, owner store.Owner, inOrder bool) []Decision {
+	live := liveRun(d, s)
+	if live != nil && inOrder && s.Overlap != OverlapAllow {
+		s.Pending = append(s.Pending, due)
+		return nil
+	}
+	if live == nil {
+		if len(s.Pending) > 0 { // earlier occurrences wait first
+			s.Pending = append(s.Pending, due)
+			return nil
+		}
+		return []Decision{startOccurrence(d, s, due, now, owner)}
+	}
+	switch s.Overlap {
+	case OverlapAllow:
+		return []Decision{startOccurrence(d, s, due, now, owner)}
+	case OverlapQueue:
+		if len(s.Pending) > 0 {
+			return []Decision{{Kind: "queued", Schedule: s.ID, Due: due, Run: live.ID,
+				Reason: fmt.Sprintf("collapsed into the waiting occurrence of %s", s.Pending[0].Format(time.RFC3339))}}
+		}
+		s.Pending = append(s.Pending, due)
+		return []Decision{{Kind: "queued", Schedule: s.ID, Due: due, Run: live.ID, Reason: "waits for the live run to end"}}
+	case OverlapReplace:
+		s.Pending = []time.Time{due}
+		return []Decision{{Kind: "replace", Schedule: s.ID, Due: due, Run: live.ID, Cancel: live.ID,
+			Reason: "replaces the live run once its process group is gone"}}
+	}
+	return []Decision{{Kind: "skipped", Schedule: s.ID, Due: due, Run: live.ID,
+		Reason: fmt.Sprintf("run %s of this schedule is still running", live.ID)}}
+}
+
+// liveRun returns the run that holds the schedule's lock, if it is still active.
+func liveRun(d *store.Doc, s *store.Schedule) *store.Run {
+	if s.Lock == nil {
+		return nil
+	}
+	r := d.Run(s.Lock.Run)
+	if r == nil || !r.Active() {
+		s.Lock = nil // released in the save that recorded the end; this heals older files
+		return nil
+	}
+	return r
+}
+
+// startOccurrence creates the run of one occurrence key and takes the schedule's lock.
+func startOccurrence(d *store.Doc, s *store.Schedule, due, now time.Time, owner store.Owner) Decision {
+	run, err := Enqueue(d, s.Workflow, "schedule "+s.ID, now)
+	if err != nil {
+		return Decision{Kind: "skipped", Schedule: s.ID, Due: due, Reason: err.Error()}
+	}
+	r := d.Run(run.ID)
+	r.Schedule, r.Due = s.ID, due.UTC()
+	if s.Lock == nil {
+		s.Lock = &store.RunLock{Run: r.ID, Owner: owner, Since: now.UTC()}
+	}
+	return Decision{Kind: "started", Schedule: s.ID, Due: due, Run: r.ID}
+}
+
+// startPending starts the oldest waiting occurrence if the schedule's lock is free.
+func startPending(d *store.Doc, s *store.Schedule, now time.Time, owner store.Owner) []Decision {
+	if len(s.Pending) == 0 || liveRun(d, s) != nil {
+		return nil
+	}
+	due := s.Pending[0]
+	s.Pending = s.Pending[1:]
+	if len(s.Pending) == 0 {
+		s.Pending = nil
+	}
+	return []Decision{startOccurrence(d, s, due, now, owner)}
+}
+
+// Overruns marks the live scheduled runs that ran past max_runtime (once each) and
+// returns what to record; with on_overrun "cancel" the caller cancels the run. A run
+// over its budget keeps its lock: a budget is never proof of death.
+func Overruns(d *store.Doc, now time.Time) []Decision {
+	var out []Decision
+	for i := range d.Runs {
+		r := &d.Runs[i]
+		if r.Status != store.StatusRunning || r.Schedule == "" || r.Overrun {
+			continue
+		}
+		s := d.Schedule(r.Schedule)
+		if s == nil || s.MaxRuntime <= 0 || now.Sub(r.Started) <= s.MaxRuntime.D() {
+			continue
+		}
+		r.Overrun = true
+		dec := Decision{Kind: "overrun", Schedule: s.ID, Due: r.Due, Run: r.ID,
+			Reason: fmt.Sprintf("running for %s, past max_runtime %s; on_overrun %s", now.Sub(r.Started).Round(time.Millisecond), s.MaxRuntime.D(), s.OnOverrun)}
+		if s.OnOverrun == "cancel" {
+			dec.Cancel = r.ID
+		}
+		out = append(out, dec)
+	}
+	return out
+}
+
+// Env names of the watermark contract.
+const (
+	EnvWatermark    = "BATON_WATERMARK"
+	EnvWatermarkOut = "BATON_WATERMARK_OUT"
+)
+
+// RunDir is a run's private folder in home (removed when the run ends).
+func RunDir(home, id string) string { return filepath.Join(home, "runs", id) }
+
+// ScheduleEnv is the extra environment of a scheduled run: its schedule, due time and,
+// for an incremental schedule, the watermark and where to write the next one.
+func ScheduleEnv(home string, d *store.Doc, r *store.Run) map[string]string {
+	if r.Schedule == "" {
+		return nil
+	}
+	env := map[string]string{"BATON_SCHEDULE": r.Schedule, "BATON_DUE": r.Due.Format(time.RFC3339)}
+	if s := d.Schedule(r.Schedule); s != nil && s.Watermark != nil {
+		env[EnvWatermark] = *s.Watermark
+		env[EnvWatermarkOut] = filepath.Join(RunDir(home, r.ID), "watermark.out")
+	}
+	return env
+}
+
+// ScheduleFinished runs inside the save that records a scheduled run's end: the lock is
+// already released; the watermark advances only if the run succeeded and wrote one; the
+// next waiting occurrence starts.
+func ScheduleFinished(d *store.Doc, r *store.Run, out RunOutput, now time.Time, owner store.Owner) []Decision {
+	s := d.Schedule(r.Schedule)
+	if s == nil {
+		return nil
+	}
+	s.LastRun, s.LastStatus = r.ID, r.Status
+	if r.Status == store.StatusSucceeded && s.Watermark != nil {
+		if b, err := os.ReadFile(filepath.Join(out.Dir, "watermark.out")); err == nil {
+			wm := strings.TrimRight(string(b), "\r\n")
+			s.Watermark = &wm
+		}
+	}
+	return startPending(d, s, now, owner)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// AddSchedule validates s, gives it an id and adds it to d; it returns the stored copy.
+func AddSchedule(d *store.Doc, s store.Schedule, now time.Time) (store.Schedule, error) {
+	s.ID, s.Created, s.LastDue, s.Lock, s.Pending, s.LastRun, s.LastStatus = "", time.Time{}, time.Time{}, nil, nil, "", ""
+	if err := NormalizeSchedule(d, &s, now); err != nil {
+		return s, err
+	}
+	d.Seq++
+	s.ID = fmt.Sprintf("s%d", d.Seq)
+	d.Schedules = append(d.Schedules, s.Clone())
+	return s, nil
+}
+
+// UpdateSchedule replaces the definition of schedule s.ID, keeping its state (lock,
+// last occurrence, waiting occurrences). Occurrences already handled stay handled.
+func UpdateSchedule(d *store.Doc, s store.Schedule, now time.Time) error {
+	cur := d.Schedule(s.ID)
+	if cur == nil {
+		return fmt.Errorf("%w: no schedule %q", ErrNotFound, s.ID)
+	}
+	s.Created, s.LastDue, s.Lock, s.Pending, s.LastRun, s.LastStatus = cur.Created, cur.LastDue, cur.Lock, cur.Pending, cur.LastRun, cur.LastStatus
+	if s.Watermark == nil {
+		s.Watermark = cur.Watermark
+	}
+	if s.Every != cur.Every || s.Cron != cur.Cron {
+		s.Created = now.UTC() // a new cadence counts from now
+		s.LastDue = maxTime(cur.LastDue, now.UTC())
+	}
+	if err := NormalizeSchedule(d, &s, now); err != nil {
+		return err
+	}
+	*cur = s.Clone()
+	return nil
+}
+
+// DeleteSchedule removes a schedule; its live run, if any, goes on to its end.
+func DeleteSchedule(d *store.Doc, id string) error {
+	for i := range d.Schedules {
+		if d.Schedules[i].ID == id {
+			d.Schedules = append(d.Schedules[:i], d.Schedules[i+1:]...)
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: no schedule %q", ErrNotFound, id)
+}
+
+// PauseSchedule pauses or resumes a schedule. Resuming counts occurrences from now on:
+// the time it was paused is not caught up.
+func PauseSchedule(d *store.Doc, id string, paused bool, now time.Time) error {
+	s := d.Schedule(id)
+	if s == nil {
+		return fmt.Errorf("%w: no schedule %q", ErrNotFound, id)
+	}
+	if s.Paused == paused {
+		return nil
+	}
+	s.Paused = paused
+	if !paused {
+		s.LastDue = maxTime(s.LastDue, now.UTC())
+		if nd, err := Next(s, s.LastDue); err == nil {
+			s.NextDue = nd
+		}
+	}
+	return nil
+}

@@ -1,0 +1,350 @@
+package workflow
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"baton/store"
+)
+
+var t0 = time.Date(2026, 1, 1, 3, 0, 0, 0, time.UTC)
+
+var me = store.Owner{PID: 42, Instance: "me"}
+
+func schedDoc(t *testing.T, s store.Schedule) (*store.Doc, string) {
+	t.Helper()
+	d := &store.Doc{Schema: store.SchemaVersion}
+	if err := AddWorkflow(d, store.Workflow{Name: "wf", MaxConcurrent: 5, Steps: []store.Step{{Argv: []string{"true"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Workflow = "wf"
+	out, err := AddSchedule(d, s, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, out.ID
+}
+
+func kinds(decs []Decision) string {
+	var k []string
+	for _, d := range decs {
+		k = append(k, d.Kind)
+	}
+	return strings.Join(k, ",")
+}
+
+// runsOf lists the runs of schedule id with their due keys.
+func runsOf(d *store.Doc, id string) []store.Run {
+	var out []store.Run
+	for _, r := range d.Runs {
+		if r.Schedule == id {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// setRunning marks a run as running (as the executor would) at time at.
+func setRunning(d *store.Doc, id string, at time.Time) {
+	r := d.Run(id)
+	r.Status, r.Started, r.Owner, r.OwnerPID = store.StatusRunning, at, &me, me.PID
+}
+
+func finish(d *store.Doc, id, status string, at time.Time) {
+	r := d.Run(id)
+	Finish(r, status, nil, "", at)
+	ReleaseScheduleLock(d, id)
+	ScheduleFinished(d, r, RunOutput{Status: status, Dir: "/nonexistent"}, at, me)
+}
+
+func TestScheduleValidation(t *testing.T) {
+	d := &store.Doc{Schema: store.SchemaVersion}
+	AddWorkflow(d, store.Workflow{Name: "wf", Steps: []store.Step{{Argv: []string{"true"}}}})
+	bad := []struct {
+		s    store.Schedule
+		want string
+	}{
+		{store.Schedule{Workflow: "nope", Every: store.Duration(time.Minute)}, "no workflow"},
+		{store.Schedule{Workflow: "wf"}, "every or cron"},
+		{store.Schedule{Workflow: "wf", Every: store.Duration(time.Millisecond)}, "at least 1s"},
+		{store.Schedule{Workflow: "wf", Cron: "* * *"}, "cron"},
+		{store.Schedule{Workflow: "wf", Cron: "* * * * *", Every: store.Duration(time.Minute)}, "not both"},
+		{store.Schedule{Workflow: "wf", Cron: "* * * * *", TZ: "Mars/Base"}, "tz"},
+		{store.Schedule{Workflow: "wf", Every: store.Duration(time.Minute), Overlap: "sometimes"}, "overlap"},
+		{store.Schedule{Workflow: "wf", Every: store.Duration(time.Minute), CatchUp: "most"}, "catch_up"},
+		{store.Schedule{Workflow: "wf", Every: store.Duration(time.Minute), OnOverrun: "explode"}, "on_overrun"},
+	}
+	for _, c := range bad {
+		if _, err := AddSchedule(d, c.s, t0); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want error naming %q", c.s, err, c.want)
+		}
+	}
+}
+
+func TestNextEveryAndCron(t *testing.T) {
+	s := &store.Schedule{Every: store.Duration(10 * time.Second), Created: t0}
+	if n, _ := Next(s, t0); !n.Equal(t0.Add(10 * time.Second)) {
+		t.Fatalf("every next %v", n)
+	}
+	if n, _ := Next(s, t0.Add(25*time.Second)); !n.Equal(t0.Add(30 * time.Second)) {
+		t.Fatalf("every aligned next %v", n)
+	}
+	c := &store.Schedule{Cron: "30 9 * * *", TZ: "Europe/Paris"}
+	n, err := Next(c, t0) // 03:00 UTC = 04:00 Paris; next 09:30 Paris = 08:30 UTC
+	if err != nil || !n.Equal(time.Date(2026, 1, 1, 8, 30, 0, 0, time.UTC)) {
+		t.Fatalf("cron next %v %v", n, err)
+	}
+	times, _ := NextTimes(c, t0, 3)
+	if len(times) != 3 || times[2].Sub(times[0]) != 48*time.Hour {
+		t.Fatalf("next times %v", times)
+	}
+}
+
+func TestOccurrenceKeyAtMostOnceAndClockBackwards(t *testing.T) {
+	d, id := schedDoc(t, store.Schedule{Every: store.Duration(time.Minute)})
+	at := t0.Add(time.Minute)
+	if k := kinds(Tick(d, at, me)); k != "started" {
+		t.Fatalf("first tick: %s", k)
+	}
+	r := runsOf(d, id)[0]
+	finish(d, r.ID, store.StatusSucceeded, at.Add(time.Second))
+	if k := kinds(Tick(d, at.Add(2*time.Second), me)); k != "" {
+		t.Fatalf("same occurrence again: %s", k)
+	}
+	// The clock jumps back ten minutes: nothing is due twice.
+	if k := kinds(Tick(d, at.Add(-10*time.Minute), me)); k != "" {
+		t.Fatalf("clock backwards: %s", k)
+	}
+	if k := kinds(Tick(d, at.Add(30*time.Second), me)); k != "" {
+		t.Fatalf("back to before the next key: %s", k)
+	}
+	if n := len(runsOf(d, id)); n != 1 {
+		t.Fatalf("%d runs, want 1", n)
+	}
+	if !d.Schedule(id).NextDue.Equal(t0.Add(2 * time.Minute)) {
+		t.Fatalf("next due %v", d.Schedule(id).NextDue)
+	}
+}
+
+// TestSeedScenarioSlowRunIsNeverReclaimed is the seed report's reproduction: a run alive
+// past max_runtime keeps its lock; the next occurrence is skipped, never run beside it.
+func TestSeedScenarioSlowRunIsNeverReclaimed(t *testing.T) {
+	d, id := schedDoc(t, store.Schedule{Every: store.Duration(time.Minute), MaxRuntime: store.Duration(30 * time.Second)})
+	t1 := t0.Add(time.Minute)
+	Tick(d, t1, me)
+	run1 := runsOf(d, id)[0].ID
+	setRunning(d, run1, t1)
+	// At the next occurrence run1 is still going: it overran its 30 s budget.
+	t2 := t1.Add(time.Minute)
+	over := Overruns(d, t2)
+	if len(over) != 1 || over[0].Run != run1 || over[0].Cancel != "" {
+		t.Fatalf("overrun: %+v", over)
+	}
+	if again := Overruns(d, t2.Add(time.Second)); len(again) != 0 {
+		t.Fatalf("overrun recorded twice: %+v", again)
+	}
+	decs := Tick(d, t2, me)
+	if kinds(decs) != "skipped" || decs[0].Run != run1 {
+		t.Fatalf("next occurrence: %+v", decs)
+	}
+	if n := len(runsOf(d, id)); n != 1 {
+		t.Fatalf("a second run was created beside the live one: %d runs", n)
+	}
+	if l := d.Schedule(id).Lock; l == nil || l.Run != run1 {
+		t.Fatalf("lock reclaimed from a live run: %+v", l)
+	}
+	if !d.Run(run1).Overrun {
+		t.Fatal("run not marked overrun")
+	}
+}
+
+func TestOverrunCancelPolicy(t *testing.T) {
+	d, id := schedDoc(t, store.Schedule{Every: store.Duration(time.Hour), MaxRuntime: store.Duration(time.Minute), OnOverrun: "cancel"})
+	Tick(d, t0.Add(time.Hour), me)
+	r := runsOf(d, id)[0].ID
+	setRunning(d, r, t0.Add(time.Hour))
+	over := Overruns(d, t0.Add(time.Hour+2*time.Minute))
+	if len(over) != 1 || over[0].Cancel != r {
+		t.Fatalf("cancel on overrun: %+v", over)
+	}
+}
+
+func TestOverlapPolicies(t *testing.T) {
+	cases := []struct {
+		overlap   string
+		wantKinds []string // per tick while run 1 lives
+		wantRuns  int      // runs created before run 1 ends
+		afterEnd  int      // runs after run 1 ends and the next pass
+	}{
+		{OverlapSkip, []string{"skipped", "skipped"}, 1, 1},
+		{OverlapQueue, []string{"queued", "queued"}, 1, 2},
+		{OverlapAllow, []string{"started", "started"}, 3, 3},
+		{OverlapReplace, []string{"replace", "replace"}, 1, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.overlap, func(t *testing.T) {
+			d, id := schedDoc(t, store.Schedule{Every: store.Duration(time.Minute), Overlap: c.overlap})
+			Tick(d, t0.Add(time.Minute), me)
+			run1 := runsOf(d, id)[0].ID
+			setRunning(d, run1, t0.Add(time.Minute))
+			for i, want := range c.wantKinds {
+				decs := Tick(d, t0.Add(time.Duration(i+2)*time.Minute), me)
+				if kinds(decs) != want {
+					t.Fatalf("tick %d: %s, want %s", i, kinds(decs), want)
+				}
+				if c.overlap == OverlapReplace && decs[0].Cancel != run1 {
+					t.Fatalf("replace must cancel the live run: %+v", decs[0])
+				}
+			}
+			if n := len(runsOf(d, id)); n != c.wantRuns {
+				t.Fatalf("%d runs while run 1 lives, want %d", n, c.wantRuns)
+			}
+			if c.overlap == OverlapQueue && len(d.Schedule(id).Pending) != 1 {
+				t.Fatalf("queue keeps at most one waiting occurrence: %v", d.Schedule(id).Pending)
+			}
+			// Run 1 ends (for replace: cancelled once its group is gone).
+			status := store.StatusSucceeded
+			if c.overlap == OverlapReplace {
+				status = store.StatusCancelled
+			}
+			finish(d, run1, status, t0.Add(3*time.Minute+time.Second))
+			if n := len(runsOf(d, id)); n != c.afterEnd {
+				t.Fatalf("%d runs after run 1 ended, want %d", n, c.afterEnd)
+			}
+		})
+	}
+}
+
+func TestCatchUpPolicies(t *testing.T) {
+	every := store.Duration(time.Minute)
+	// The app was closed for 10.5 minutes: 10 occurrences were missed.
+	later := t0.Add(10*time.Minute + 30*time.Second)
+	cases := []struct {
+		policy string
+		window time.Duration
+		runs   int
+		first  time.Time
+	}{
+		{CatchUpNone, 0, 0, time.Time{}},
+		{CatchUpLatest, 0, 1, t0.Add(10 * time.Minute)},
+		{CatchUpAll, 0, 10, t0.Add(time.Minute)},
+		{CatchUpAll, 3 * time.Minute, 3, t0.Add(8 * time.Minute)},
+	}
+	for _, c := range cases {
+		t.Run(c.policy+c.window.String(), func(t *testing.T) {
+			d, id := schedDoc(t, store.Schedule{Every: every, CatchUp: c.policy, CatchUpWindow: store.Duration(c.window), Overlap: OverlapSkip})
+			decs := Tick(d, later, me)
+			if !strings.HasPrefix(kinds(decs), "catch_up") {
+				t.Fatalf("no catch_up decision recorded: %s", kinds(decs))
+			}
+			// Run them one after another, as the lock frees.
+			var dues []time.Time
+			for i := 0; i < 20; i++ {
+				rs := runsOf(d, id)
+				if len(rs) == len(dues) {
+					break
+				}
+				r := rs[len(dues)]
+				dues = append(dues, r.Due)
+				setRunning(d, r.ID, later)
+				finish(d, r.ID, store.StatusSucceeded, later)
+			}
+			if len(dues) != c.runs {
+				t.Fatalf("%d runs, want %d (%v)", len(dues), c.runs, dues)
+			}
+			if c.runs > 0 && !dues[0].Equal(c.first) {
+				t.Fatalf("first due %v, want %v", dues[0], c.first)
+			}
+			for i := 1; i < len(dues); i++ {
+				if !dues[i].After(dues[i-1]) {
+					t.Fatalf("catch-up out of order: %v", dues)
+				}
+			}
+			// A later tick at the same time (or a clock jump back) adds nothing.
+			before := len(runsOf(d, id))
+			Tick(d, later, me)
+			Tick(d, t0, me)
+			if len(runsOf(d, id)) != before {
+				t.Fatal("occurrences ran twice after catch-up")
+			}
+		})
+	}
+}
+
+func TestWatermarkAdvancesOnlyOnSuccess(t *testing.T) {
+	wm := "0"
+	d, id := schedDoc(t, store.Schedule{Every: store.Duration(time.Minute), Watermark: &wm})
+	home := t.TempDir()
+	step := func(at time.Time, status, wrote string) {
+		Tick(d, at, me)
+		rs := runsOf(d, id)
+		r := rs[len(rs)-1]
+		env := ScheduleEnv(home, d, &r)
+		if env[EnvWatermark] != *d.Schedule(id).Watermark {
+			t.Fatalf("run got watermark %q, schedule has %q", env[EnvWatermark], *d.Schedule(id).Watermark)
+		}
+		dir := RunDir(home, r.ID)
+		os.MkdirAll(dir, 0o700)
+		os.WriteFile(filepath.Join(dir, "watermark.out"), []byte(wrote+"\n"), 0o600)
+		setRunning(d, r.ID, at)
+		rr := d.Run(r.ID)
+		Finish(rr, status, nil, "", at)
+		ReleaseScheduleLock(d, r.ID)
+		ScheduleFinished(d, rr, RunOutput{Status: status, Dir: dir}, at, me)
+	}
+	step(t0.Add(time.Minute), store.StatusSucceeded, "10")
+	if got := *d.Schedule(id).Watermark; got != "10" {
+		t.Fatalf("after success: %q", got)
+	}
+	step(t0.Add(2*time.Minute), store.StatusFailed, "20")
+	if got := *d.Schedule(id).Watermark; got != "10" {
+		t.Fatalf("a failed run moved the watermark to %q", got)
+	}
+	step(t0.Add(3*time.Minute), store.StatusCancelled, "30")
+	if got := *d.Schedule(id).Watermark; got != "10" {
+		t.Fatalf("a cancelled run moved the watermark to %q", got)
+	}
+	step(t0.Add(4*time.Minute), store.StatusSucceeded, "40")
+	if got := *d.Schedule(id).Watermark; got != "40" {
+		t.Fatalf("after success: %q", got)
+	}
+}
+
+func TestReapReleasesScheduleLockAndNextRunsOnce(t *testing.T) {
+	d, id := schedDoc(t, store.Schedule{Every: store.Duration(time.Minute)})
+	Tick(d, t0.Add(time.Minute), me)
+	run1 := runsOf(d, id)[0].ID
+	dead := store.Owner{PID: 7, Instance: "dead"}
+	r := d.Run(run1)
+	r.Status, r.Owner, r.OwnerPID, r.Started = store.StatusRunning, &dead, 7, t0.Add(time.Minute)
+	orphans := FindOrphans(d, func(o store.Owner) (bool, string) { return o.Instance != "dead", "instance lock free" })
+	ApplyReap(d, orphans, t0.Add(90*time.Second))
+	if d.Schedule(id).Lock != nil {
+		t.Fatal("reaped run still holds the schedule lock")
+	}
+	Tick(d, t0.Add(2*time.Minute), me)
+	Tick(d, t0.Add(2*time.Minute+time.Second), me)
+	if rs := runsOf(d, id); len(rs) != 2 || !rs[1].Due.Equal(t0.Add(2*time.Minute)) {
+		t.Fatalf("runs after reap: %+v", rs)
+	}
+}
+
+func TestPauseResumeDoesNotCatchUpPausedTime(t *testing.T) {
+	d, id := schedDoc(t, store.Schedule{Every: store.Duration(time.Minute), CatchUp: CatchUpAll})
+	PauseSchedule(d, id, true, t0)
+	if k := kinds(Tick(d, t0.Add(5*time.Minute), me)); k != "" {
+		t.Fatalf("paused schedule ran: %s", k)
+	}
+	PauseSchedule(d, id, false, t0.Add(5*time.Minute))
+	Tick(d, t0.Add(5*time.Minute+time.Second), me)
+	if n := len(runsOf(d, id)); n != 0 {
+		t.Fatalf("resume caught up %d paused occurrences", n)
+	}
+	Tick(d, t0.Add(6*time.Minute), me)
+	if n := len(runsOf(d, id)); n != 1 {
+		t.Fatalf("after resume: %d runs, want 1", n)
+	}
+}
