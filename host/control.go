@@ -27,8 +27,11 @@ type Request struct {
 	Task     string          `json:"task,omitempty"`
 	Run      string          `json:"run,omitempty"`
 	Schedule json.RawMessage `json:"schedule,omitempty"`
-	Set      json.RawMessage `json:"set,omitempty"` // update_schedule's new fields
-	Max      int             `json:"max,omitempty"`
+	Set      json.RawMessage `json:"set,omitempty"`    // update_schedule's new fields
+	Max      int             `json:"max,omitempty"`    // audit: newest entries
+	Status   string          `json:"status,omitempty"` // history filter
+	Before   uint64          `json:"before,omitempty"` // history page: the previous page's next
+	Limit    int             `json:"limit,omitempty"`  // history page size
 }
 
 // Control serves the headless JSON-lines channel of one window: requests in, one reply per
@@ -222,6 +225,13 @@ func (c *Control) dispatch(req *Request) (map[string]any, error) {
 			g, err = w.PauseSchedule(id, req.Op == "pause_schedule")
 		}
 		return map[string]any{"generation": g}, err
+	case "history":
+		q := store.HistoryQuery{Workflow: nameOf(req), Status: req.Status, Before: req.Before, Limit: req.Limit}
+		p, err := w.History(q)
+		if p.Runs == nil {
+			p.Runs = []store.Run{}
+		}
+		return map[string]any{"runs": p.Runs, "next": p.Next}, err
 	case "shutdown":
 		return map[string]any{}, nil
 	}

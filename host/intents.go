@@ -165,3 +165,7 @@ func sleepMS(n int) { time.Sleep(time.Duration(n) * time.Millisecond) }
 // Audit returns the newest max entries of the audit log (all if max <= 0), oldest first.
 // It reads the file; a reader may call it too.
 func (w *Window) Audit(max int) ([]store.Entry, error) { return w.audit.Read(max) }
+
+// History returns one page of runs, the live ones and the archived ones, newest first,
+// filtered by workflow and status. Any window may call it; it reads the archive files.
+func (w *Window) History(q store.HistoryQuery) (store.HistoryPage, error) { return w.st.History(q) }

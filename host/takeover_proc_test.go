@@ -404,3 +404,27 @@ func lockHolders(path string) []string {
 	}
 	return out
 }
+
+func TestHistoryOpPagesLiveRuns(t *testing.T) {
+	home := t.TempDir()
+	a := startChild(t, home)
+	a.initialRole()
+	a.ok(addWF("quick", 3, "fail"))
+	var last string
+	for i := 0; i < 5; i++ {
+		last = a.ok(map[string]any{"op": "start_run", "workflow": "quick"})["run"].(string)
+	}
+	a.waitEvent(0, 5*time.Second, eventIs("run", "run", last, "status", "succeeded"))
+	p1 := a.ok(map[string]any{"op": "history", "workflow": "quick", "limit": 3})
+	runs := p1["runs"].([]any)
+	if len(runs) != 3 || runs[0].(map[string]any)["id"] != last || p1["next"] == nil {
+		t.Fatalf("page 1: %v", p1)
+	}
+	p2 := a.ok(map[string]any{"op": "history", "workflow": "quick", "limit": 3, "before": p1["next"]})
+	if n := len(p2["runs"].([]any)); n != 2 {
+		t.Fatalf("page 2 has %d runs, want 2: %v", n, p2)
+	}
+	if r := a.ok(map[string]any{"op": "history", "status": "failed"}); len(r["runs"].([]any)) != 0 {
+		t.Fatalf("status filter: %v", r)
+	}
+}
