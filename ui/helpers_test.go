@@ -65,7 +65,7 @@ func isolate(t *testing.T) {
 	t.Setenv("LANG", "en_US.UTF-8")
 }
 
-func newHome(t *testing.T) string {
+func newHome(t testing.TB) string {
 	t.Helper()
 	return filepath.Join(t.TempDir(), "home")
 }

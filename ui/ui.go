@@ -263,6 +263,9 @@ func (m *Main) render(evs []host.Event) {
 	}
 	m.reindexWorkflows()
 	m.reindexRuns()
+	if m.selRun == "" && len(m.runIdx) > 0 {
+		m.selRun = m.doc.Runs[m.runIdx[0]].ID // show the newest run until the person picks one
+	}
 	m.renderRole()
 	m.Workflows.Refresh()
 	m.Runs.Refresh()

@@ -1,0 +1,348 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	_ "image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"baton/host"
+	"baton/store"
+)
+
+// This file drives real app processes under Xvfb: two windows on one home, a run owned by
+// the first, kill -9 of the first, and the second taking over. Screenshots are kept as
+// test artifacts: in ui/testdata/screenshots when BATON_UPDATE_SCREENSHOTS=1 (the README
+// images), else in $BATON_ARTIFACTS, else in a temp folder.
+
+// needX skips, loudly, when the X tools are missing.
+func needX(t testing.TB) {
+	t.Helper()
+	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("SKIPPING REAL-WINDOW TEST: %s is not installed (apt-get install xvfb xdotool imagemagick): %v", tool, err)
+		}
+	}
+}
+
+// startXvfb starts a virtual screen on a free display and returns ":N".
+func startXvfb(t testing.TB) string {
+	t.Helper()
+	for n := 90; n < 190; n++ {
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); err == nil {
+			continue
+		}
+		sock := fmt.Sprintf("/tmp/.X11-unix/X%d", n)
+		if _, err := os.Stat(sock); err == nil {
+			continue
+		}
+		d := fmt.Sprintf(":%d", n)
+		cmd := exec.Command("Xvfb", d, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start Xvfb: %v", err)
+		}
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		for i := 0; i < 100; i++ {
+			if _, err := os.Stat(sock); err == nil {
+				t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
+				return d
+			}
+			select {
+			case <-exited:
+				i = 100
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+	t.Fatal("no free X display for Xvfb")
+	return ""
+}
+
+// buildApp builds the baton binary (with cgo, as the desktop build needs).
+func buildApp(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "baton")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "baton")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// app is one real Baton window process.
+type app struct {
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	done   chan struct{}
+	win    string // X window id
+}
+
+func (a *app) pid() int { return a.cmd.Process.Pid }
+
+// startApp starts a window on home and waits until it is on the screen.
+func startApp(t testing.TB, bin, home, display string, env []string) (*app, time.Duration) {
+	t.Helper()
+	a := &app{stderr: &bytes.Buffer{}, done: make(chan struct{})}
+	a.cmd = exec.Command(bin, "--home", home)
+	a.cmd.Env = append(env, "DISPLAY="+display)
+	a.cmd.Stderr = a.stderr
+	t0 := time.Now()
+	if err := a.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = a.cmd.Wait(); close(a.done) }()
+	t.Cleanup(func() {
+		_ = a.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-a.done:
+		case <-time.After(5 * time.Second):
+			_ = a.cmd.Process.Kill()
+			<-a.done
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	search := exec.CommandContext(ctx, "xdotool", "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(a.pid()))
+	search.Env = append(os.Environ(), "DISPLAY="+display)
+	out, err := search.Output()
+	if err != nil {
+		t.Fatalf("window of pid %d never appeared: %v\nstderr:\n%s", a.pid(), err, a.stderr)
+	}
+	took := time.Since(t0)
+	a.win = strings.Fields(string(out))[0]
+	return a, took
+}
+
+// xdo runs xdotool on display.
+func xdo(t testing.TB, display string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("xdotool", args...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("xdotool %v: %v\n%s", args, err, out)
+	}
+}
+
+// keys focuses the window of a and types a key chord in it.
+func (a *app) keys(t testing.TB, display, chord string) {
+	t.Helper()
+	xdo(t, display, "windowraise", a.win)
+	xdo(t, display, "windowfocus", "--sync", a.win)
+	xdo(t, display, "key", "--clearmodifiers", chord)
+}
+
+// screenshot saves the whole screen as name in dir and checks that it is a picture of
+// something (not one flat colour).
+func screenshot(t testing.TB, display, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if out, err := exec.Command("import", "-window", "root", "-display", display, p).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	if n := colours(t, p); n < 8 {
+		t.Fatalf("%s has %d colours: the window did not draw", p, n)
+	}
+	return p
+}
+
+// colours counts the distinct colours of a sample of the picture at p.
+func colours(t testing.TB, p string) int {
+	t.Helper()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	seen := map[[3]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 4 {
+		for x := b.Min.X; x < b.Max.X; x += 4 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[[3]uint32{r, g, bl}] = true
+		}
+	}
+	return len(seen)
+}
+
+// waitDoc waits until the home's workflows.json satisfies ok.
+func waitDoc(t testing.TB, home, what string, ok func(*store.Doc) bool) *store.Doc {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		data, err := os.ReadFile(filepath.Join(home, "workflows.json"))
+		if err == nil {
+			if d, err := store.Decode(data); err == nil && ok(d) {
+				return d
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; workflows.json:\n%s", what, data)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func screenshotDir(t testing.TB) string {
+	t.Helper()
+	if os.Getenv("BATON_UPDATE_SCREENSHOTS") == "1" {
+		dir := filepath.Join("testdata", "screenshots")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	if dir := os.Getenv("BATON_ARTIFACTS"); dir != "" {
+		dir = filepath.Join(dir, "screenshots")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	return t.TempDir()
+}
+
+// appEnv is the environment of the app processes: a real locale, and Fyne's settings
+// and caches in temp folders.
+func appEnv(t testing.TB) []string {
+	t.Helper()
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "DISPLAY", "LANG", "LC_ALL", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "BATON_HOME", "DBUS_SESSION_BUS_ADDRESS":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "LANG=en_US.UTF-8", "XDG_CONFIG_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+}
+
+// seedSleepy prepares home with a workflow whose step sleeps, through a short-lived
+// headless core.
+func seedSleepy(t testing.TB, home string) {
+	t.Helper()
+	w, err := host.Open(home, host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, def := range []store.Workflow{
+		{Name: "nightly backup", Steps: []store.Step{{Name: "copy", Argv: []string{"sleep", "300"}}, {Name: "verify", Argv: []string{"true"}}}},
+		{Name: "photos sync", MaxConcurrent: 2, Steps: []store.Step{{Argv: []string{"true"}}}},
+	} {
+		if _, err := w.AddWorkflow(def); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 3; i++ { // a little history for the chart and the timeline
+		if _, _, err := w.StartRun("photos sync", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitDoc(t, home, "the seed runs to finish", func(d *store.Doc) bool {
+		for _, r := range d.Runs {
+			if r.Active() {
+				return false
+			}
+		}
+		return len(d.Runs) == 3
+	})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func noFyneThreadErrors(t testing.TB, name string, a *app) {
+	t.Helper()
+	if s := a.stderr.String(); strings.Contains(s, "Error in Fyne call thread") {
+		t.Errorf("%s (pid %d) wrote 'Error in Fyne call thread':\n%s", name, a.pid(), s)
+	}
+}
+
+func TestRealWindowsTakeoverAfterKill9(t *testing.T) {
+	needX(t)
+	display := startXvfb(t)
+	bin := buildApp(t)
+	home, err := host.PrepareHome(newHome(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedSleepy(t, home)
+	env := appEnv(t)
+	shots := screenshotDir(t)
+
+	// The first window becomes the writer and runs the sleepy workflow (Ctrl+R runs the
+	// workflow open in the editor, which is the first one).
+	w1, took := startApp(t, bin, home, display, env)
+	t.Logf("first window on screen %v after launch", took.Round(time.Millisecond))
+	waitDoc(t, home, "window 1 to be the writer", func(d *store.Doc) bool { return d.Writer != nil && d.Writer.PID == w1.pid() })
+	w1.keys(t, display, "ctrl+r")
+	var runID string
+	waitDoc(t, home, "a run owned by window 1", func(d *store.Doc) bool {
+		for _, r := range d.Runs {
+			if r.Workflow == "nightly backup" && r.Status == store.StatusRunning && r.OwnerPID == w1.pid() {
+				runID = r.ID
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(1500 * time.Millisecond) // the run's step and duration tick on screen
+	p1 := screenshot(t, display, shots, "1-writer.png")
+
+	// The second window follows as a reader; it shows the Runs tab.
+	w2, _ := startApp(t, bin, home, display, env)
+	time.Sleep(800 * time.Millisecond)
+	w2.keys(t, display, "ctrl+2")
+	time.Sleep(1200 * time.Millisecond)
+	p2 := screenshot(t, display, shots, "2-read-only.png")
+
+	// kill -9 the writer: the reader takes over and fails the run its owner left running.
+	if err := w1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-w1.done
+	d := waitDoc(t, home, "window 2 to take over and reap the run", func(d *store.Doc) bool {
+		r := d.Run(runID)
+		return d.Writer != nil && d.Writer.PID == w2.pid() && r != nil && r.Status == store.StatusFailed
+	})
+	if r := d.Run(runID); !strings.Contains(r.Error, fmt.Sprintf("pid %d", w1.pid())) {
+		t.Errorf("reaped run's error %q does not name the dead window pid %d", r.Error, w1.pid())
+	}
+	time.Sleep(1500 * time.Millisecond)
+	p3 := screenshot(t, display, shots, "3-took-over.png")
+	t.Logf("screenshots: %s %s %s", p1, p2, p3)
+
+	noFyneThreadErrors(t, "window 1", w1)
+	noFyneThreadErrors(t, "window 2", w2)
+	_ = w2.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-w2.done:
+	case <-time.After(5 * time.Second):
+		t.Error("window 2 did not quit on SIGTERM")
+	}
+	noFyneThreadErrors(t, "window 2", w2)
+	if testing.Verbose() {
+		t.Logf("window 2 stderr:\n%s", w2.stderr)
+	}
+}
