@@ -136,7 +136,11 @@ func (w *Window) Start() error {
 			return err
 		}
 	}
-	doc, _ := w.st.View()
+	// A save between Open's read and the watch being set up raised no event: look again.
+	doc, _, err := w.st.Refresh()
+	w.mu.Lock()
+	w.problem = err
+	w.mu.Unlock()
 	w.publish(doc)
 	ok, err := w.lock.TryLock()
 	if err != nil {

@@ -4,8 +4,6 @@
 package store
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +55,7 @@ type Store struct {
 	epoch   uint64     // writer epoch this store saves with; 0 when not writing
 	broken  error      // why the file on disk is unusable, or nil
 	archErr error      // why the last archive append failed, or nil
+	codec   codec      // caches of encoded and decoded runs
 }
 
 // fileStamp identifies one version of the file without reading it.
@@ -149,7 +148,7 @@ func (s *Store) loadLocked(force bool) error {
 	if !force && st == s.stamp && s.broken == nil {
 		return nil
 	}
-	doc, err := readDoc(s.path, fi, s.opts.MaxSize)
+	doc, err := readDoc(s.path, fi, s.opts.MaxSize, &s.codec)
 	if err != nil {
 		s.broken = err
 		s.stamp = st
@@ -157,14 +156,12 @@ func (s *Store) loadLocked(force bool) error {
 	}
 	s.broken = nil
 	s.stamp = st
-	if doc.Generation != s.cur.Generation || doc.Epoch != s.cur.Epoch || force {
-		s.cur = doc
-	}
+	s.cur = doc // the file changed: even a hand edit that kept the generation is taken
 	return nil
 }
 
 // readDoc reads and validates one file. Errors wrap ErrUnreadable and say what is wrong.
-func readDoc(path string, fi os.FileInfo, max int64) (*Doc, error) {
+func readDoc(path string, fi os.FileInfo, max int64, c *codec) (*Doc, error) {
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%w: %s is %d bytes, over the cap of %d: %w", ErrUnreadable, path, fi.Size(), max, ErrTooLarge)
 	}
@@ -180,7 +177,7 @@ func readDoc(path string, fi os.FileInfo, max int64) (*Doc, error) {
 	if int64(len(data)) > max {
 		return nil, fmt.Errorf("%w: %s grew past the cap of %d bytes: %w", ErrUnreadable, path, max, ErrTooLarge)
 	}
-	doc, err := Decode(data)
+	doc, err := c.decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrUnreadable, path, err)
 	}
@@ -189,45 +186,7 @@ func readDoc(path string, fi os.FileInfo, max int64) (*Doc, error) {
 
 // Decode parses and validates a document. Unknown fields, trailing data, a missing or
 // newer schema and structural errors are refused with a message naming the problem.
-func Decode(data []byte) (*Doc, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New("file is empty")
-	}
-	var probe struct {
-		Schema *int `json:"schema"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("not valid JSON: %w", err)
-	}
-	if probe.Schema == nil {
-		return nil, errors.New("no \"schema\" field: not a Baton workflows file")
-	}
-	if *probe.Schema > SchemaVersion {
-		return nil, fmt.Errorf("schema %d: %w (this Baton reads schema %d); upgrade Baton", *probe.Schema, ErrNewerSchema, SchemaVersion)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	doc := emptyDoc()
-	if err := dec.Decode(doc); err != nil {
-		return nil, fmt.Errorf("bad document: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("trailing data after the JSON document")
-	}
-	if doc.Workflows == nil {
-		doc.Workflows = []Workflow{}
-	}
-	if doc.Runs == nil {
-		doc.Runs = []Run{}
-	}
-	if doc.Schedules == nil {
-		doc.Schedules = []Schedule{}
-	}
-	if err := doc.Validate(); err != nil {
-		return nil, err
-	}
-	return doc, nil
-}
+func Decode(data []byte) (*Doc, error) { return (*codec)(nil).decode(data) }
 
 // BeginEpoch makes this store a writer with the epoch after the one in memory, and returns
 // it. Call it right after Reload, in the takeover; the next Update saves with it.
@@ -333,11 +292,10 @@ func (s *Store) Archive() *Archive { return s.arch }
 // save writes doc atomically and durably: a temp file in the same folder (O_EXCL, 0600),
 // write, fsync, keep the old file as PrevName, rename over, fsync the folder.
 func (s *Store) save(doc *Doc) (fileStamp, error) {
-	data, err := json.MarshalIndent(doc, "", "  ")
+	data, err := s.codec.encode(doc)
 	if err != nil {
 		return fileStamp{}, fmt.Errorf("encode %s: %w", s.path, err)
 	}
-	data = append(data, '\n')
 	if err := WriteFileAtomic(s.path, data, s.keepPrev); err != nil {
 		return fileStamp{}, err
 	}
