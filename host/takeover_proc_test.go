@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -173,7 +172,7 @@ func TestF2TakeoverReapsDeadRunAndFreesLane(t *testing.T) {
 		t.Fatalf("reaped run: %q, want failed naming pid %d", got1, deadPID)
 	}
 	// No process of its group survives, the grandchild included.
-	if syscall.Kill(-pgid, 0) == nil && groupHasLive(pgid) {
+	if workflow.GroupAlive(pgid) {
 		t.Errorf("process group %d of the dead run survives", pgid)
 	}
 	if pidAlive(grand) {
@@ -192,26 +191,6 @@ func TestF2TakeoverReapsDeadRunAndFreesLane(t *testing.T) {
 	if !strings.Contains(string(txt), `"kind":"reap"`) || !strings.Contains(string(txt), "instance lock") {
 		t.Errorf("audit lacks the reap with evidence: %s", txt)
 	}
-}
-
-func groupHasLive(pgid int) bool {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
-			return true
-		}
-	}
-	return false
 }
 
 func TestF2RequeueRunsAgainExactlyOnce(t *testing.T) {

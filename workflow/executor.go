@@ -336,7 +336,7 @@ func unwrapExec(err error) error {
 // run is recorded as ended only once its processes are gone.
 func waitGroupGone(pgid int, max time.Duration) {
 	deadline := time.Now().Add(max)
-	for syscall.Kill(-pgid, 0) == nil && groupAlive(pgid) && time.Now().Before(deadline) {
+	for syscall.Kill(-pgid, 0) == nil && GroupAlive(pgid) && time.Now().Before(deadline) {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		time.Sleep(time.Millisecond)
 	}

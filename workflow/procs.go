@@ -126,7 +126,7 @@ func KillRun(home string, r *store.Run, wait time.Duration) (killed []int, gone 
 	deadline := time.Now().Add(wait)
 	for {
 		left := RunProcesses(home, r.ID)
-		if len(left) == 0 && (r.PGID == 0 || !groupAlive(r.PGID)) {
+		if len(left) == 0 && (r.PGID == 0 || !GroupAlive(r.PGID)) {
 			return killed, true
 		}
 		if time.Now().After(deadline) {
@@ -153,8 +153,8 @@ func groupIsRuns(r *store.Run) bool {
 	return true
 }
 
-// groupAlive reports whether any non-zombie process is in group pgid.
-func groupAlive(pgid int) bool {
+// GroupAlive reports whether any non-zombie process is in group pgid.
+func GroupAlive(pgid int) bool {
 	if syscall.Kill(-pgid, 0) != nil {
 		return false
 	}
