@@ -125,7 +125,7 @@ func TestKillWriterMidOccurrence(t *testing.T) {
 	if s := d.Schedules[0]; s.Lock == nil || s.Lock.Run != ev2["run"] {
 		t.Fatalf("schedule lock: %+v, want held by %v", s.Lock, ev2["run"])
 	}
-	if k := auditKinds(t, b); k["reap"] != 1 {
+	if k := auditKinds(t, b); k["reap"] != 1 || k["reclaim"] != 1 {
 		t.Fatalf("audit: %v", k)
 	}
 }

@@ -20,6 +20,22 @@ type Takeover struct {
 	TookMS    float64           `json:"took_ms"`
 	Cleaned   []string          `json:"cleaned_temps,omitempty"`
 	Completed time.Time         `json:"completed"`
+	reclaims  []map[string]any  // schedule locks freed by the reap, for the audit log
+}
+
+// scheduleLocksOf lists the schedule locks held by runs being reaped, with the evidence
+// that their owner is dead: each becomes a "reclaim" entry in the audit log.
+func scheduleLocksOf(d *store.Doc, reaped []workflow.Orphan) []map[string]any {
+	var out []map[string]any
+	for _, o := range reaped {
+		for _, s := range d.Schedules {
+			if s.Lock != nil && s.Lock.Run == o.Run {
+				out = append(out, map[string]any{"schedule": s.ID, "run": o.Run, "owner_pid": o.OwnerPID,
+					"owner_instance": s.Lock.Owner.Instance, "evidence": o.Evidence, "action": o.Action})
+			}
+		}
+	}
+	return out
 }
 
 // StepTiming is how long one named step of the takeover took.
@@ -75,6 +91,10 @@ func (w *Window) BecomeWriter() {
 		}
 		store.Failpoint("takeover.mid-reap")
 	}
+	// Stale temp files of a crashed save go now, while nothing of ours writes: once writes
+	// are enabled a save of this window may have its own temp file in the folder.
+	tk.Cleaned = store.CleanTemps(w.home)
+	tk.reclaims = scheduleLocksOf(doc, tk.Reaped)
 	step("4.reap")
 	store.Failpoint("takeover.before-save")
 
@@ -137,7 +157,6 @@ func (w *Window) BecomeWriter() {
 	w.hub.emit(Event{Kind: "role", Role: "writer", WriterPID: w.self.PID, Epoch: tk.Epoch, Reaped: ids, TookMS: tk.TookMS})
 
 	// After the role is reported: housekeeping and the audit log, then start queued runs.
-	tk.Cleaned = store.CleanTemps(w.home)
 	cleanInstances(w.home, w.self)
 	w.auditTakeover(tk)
 	w.kick()
@@ -173,6 +192,10 @@ func (w *Window) auditTakeover(tk Takeover) {
 		data["old_owner"] = *tk.OldOwner
 	}
 	_ = w.audit.Append("takeover", data)
+	for _, r := range tk.reclaims {
+		r["epoch"] = tk.Epoch
+		_ = w.audit.Append("reclaim", r)
+	}
 	for _, o := range tk.Reaped {
 		_ = w.audit.Append("reap", map[string]any{"run": o.Run, "workflow": o.Workflow,
 			"owner_pid": o.OwnerPID, "action": o.Action, "evidence": o.Evidence, "epoch": tk.Epoch})
