@@ -1,0 +1,238 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// The codec writes and reads workflows.json in exactly the layout json.MarshalIndent gives
+// (two-space indent, human-readable), but caches runs: a save re-encodes only the runs that
+// changed since the last save, and a reload decodes only the runs whose bytes changed since
+// the last load. Finished runs never change, so both costs follow what changed, not the
+// size of the document. The caches hold only the runs of the last document.
+
+// codec holds the caches. It is guarded by Store.mu (every load and save holds it).
+type codec struct {
+	enc map[string]encRun // by run id: the value last encoded and its bytes
+	dec map[string]Run    // by the run's bytes in the file: its decoded value
+}
+
+type encRun struct {
+	run Run
+	b   []byte // MarshalIndent(run, "    ", "  ")
+}
+
+// runsMarker is where the runs go in the encoded document with Runs set to nil.
+var runsMarker = []byte("\n  \"runs\": null")
+
+// encode returns doc as MarshalIndent(doc, "", "  ") would, plus a newline.
+func (c *codec) encode(doc *Doc) ([]byte, error) {
+	shell := *doc
+	shell.Runs = nil
+	head, err := json.MarshalIndent(&shell, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.Index(head, runsMarker)
+	if i < 0 || len(doc.Runs) == 0 { // layout not as expected, or nothing to splice
+		data, err := json.MarshalIndent(doc, "", "  ")
+		return append(data, '\n'), err
+	}
+	next := make(map[string]encRun, len(doc.Runs))
+	var buf bytes.Buffer
+	buf.Grow(len(head) + 16 + len(doc.Runs)*768)
+	buf.Write(head[:i])
+	buf.WriteString("\n  \"runs\": [\n")
+	for k := range doc.Runs {
+		r := &doc.Runs[k]
+		e, ok := c.enc[r.ID]
+		if !ok || !runEqual(&e.run, r) {
+			b, err := json.MarshalIndent(r, "    ", "  ")
+			if err != nil {
+				return nil, err
+			}
+			e = encRun{run: *r, b: b}
+		}
+		next[r.ID] = e
+		if k > 0 {
+			buf.WriteString(",\n")
+		}
+		buf.WriteString("    ")
+		buf.Write(e.b)
+	}
+	buf.WriteString("\n  ]")
+	buf.Write(head[i+len(runsMarker):])
+	buf.WriteByte('\n')
+	c.enc = next
+	return buf.Bytes(), nil
+}
+
+// runEqual reports whether a and b encode the same. A false "no" only costs an encode.
+func runEqual(a, b *Run) bool {
+	x, y := *a, *b
+	if !ptrEqual(x.Owner, y.Owner) || !ptrEqual(x.ExitCode, y.ExitCode) {
+		return false
+	}
+	x.Owner, y.Owner, x.ExitCode, y.ExitCode = nil, nil, nil, nil
+	return x == y
+}
+
+func ptrEqual[T comparable](a, b *T) bool { return a == b || (a != nil && b != nil && *a == *b) }
+
+// docWire is Doc with the runs left as bytes (the shallower Runs field wins in encoding/json).
+type docWire struct {
+	Doc
+	Runs []json.RawMessage `json:"runs"`
+}
+
+// decode parses and validates a document like Decode, reusing the decoded runs of the last
+// call whose bytes did not change. c may be nil.
+func (c *codec) decode(data []byte) (*Doc, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("file is empty")
+	}
+	if c != nil {
+		if doc, ok := c.decodeFast(data); ok {
+			return doc, nil
+		}
+	}
+	var w docWire
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&w)
+	if err != nil || w.Schema != SchemaVersion {
+		if perr := probeSchema(data); perr != nil {
+			return nil, perr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("bad document: %w", err)
+		}
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the JSON document")
+	}
+	doc := &w.Doc
+	doc.Runs = make([]Run, len(w.Runs))
+	var next map[string]Run
+	if c != nil {
+		next = make(map[string]Run, len(w.Runs))
+	}
+	for i, raw := range w.Runs {
+		if c != nil {
+			if r, ok := c.dec[string(raw)]; ok {
+				doc.Runs[i] = r
+				next[string(raw)] = r
+				continue
+			}
+		}
+		rd := json.NewDecoder(bytes.NewReader(raw))
+		rd.DisallowUnknownFields()
+		if err := rd.Decode(&doc.Runs[i]); err != nil {
+			return nil, fmt.Errorf("bad document: runs[%d]: %w", i, err)
+		}
+		if next != nil {
+			next[string(raw)] = doc.Runs[i]
+		}
+	}
+	if doc.Workflows == nil {
+		doc.Workflows = []Workflow{}
+	}
+	if doc.Schedules == nil {
+		doc.Schedules = []Schedule{}
+	}
+	if err := doc.Validate(); err != nil {
+		return nil, err
+	}
+	if c != nil {
+		c.dec = next
+	}
+	return doc, nil
+}
+
+// Separators of the runs array in the layout encode writes. JSON strings cannot hold a raw
+// newline, so these byte sequences only occur as that layout's whitespace.
+var (
+	runsOpen  = []byte("\n  \"runs\": [\n    {")
+	runsSep   = []byte("\n    },\n    {")
+	runsClose = []byte("\n    }\n  ]")
+)
+
+// decodeFast handles a file in the layout encode writes without scanning the runs with
+// encoding/json: it cuts the runs array at its separators, takes unchanged runs from the
+// cache, decodes the others strictly, and decodes the rest (with "runs": null) as usual.
+// It reports false, having changed nothing, whenever anything is unexpected; decode then
+// takes the general road, which gives the errors.
+func (c *codec) decodeFast(data []byte) (*Doc, bool) {
+	i := bytes.Index(data, runsOpen)
+	if i < 0 {
+		return nil, false
+	}
+	j := bytes.Index(data[i:], runsClose)
+	if j < 0 {
+		return nil, false
+	}
+	j += i
+	body := data[i+len(runsOpen)-1 : j+len("\n    }")] // from the first { to the last }
+	rest := make([]byte, 0, len(data)-len(body)+16)
+	rest = append(rest, data[:i]...)
+	rest = append(rest, "\n  \"runs\": null"...)
+	rest = append(rest, data[j+len(runsClose):]...)
+	var w docWire
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&w) != nil || dec.More() || w.Schema != SchemaVersion || w.Runs != nil {
+		return nil, false
+	}
+	doc := &w.Doc
+	n := bytes.Count(body, runsSep) + 1
+	doc.Runs = make([]Run, 0, n)
+	next := make(map[string]Run, n)
+	for k := 0; k < n; k++ {
+		var raw []byte
+		if cut := bytes.Index(body, runsSep); cut >= 0 {
+			raw, body = body[:cut+len("\n    }")], body[cut+len(runsSep)-1:]
+		} else {
+			raw = body
+		}
+		r, ok := c.dec[string(raw)]
+		if !ok {
+			rd := json.NewDecoder(bytes.NewReader(raw))
+			rd.DisallowUnknownFields()
+			if rd.Decode(&r) != nil || rd.More() {
+				return nil, false
+			}
+		}
+		doc.Runs = append(doc.Runs, r)
+		next[string(raw)] = r
+	}
+	if doc.Workflows == nil {
+		doc.Workflows = []Workflow{}
+	}
+	if doc.Schedules == nil {
+		doc.Schedules = []Schedule{}
+	}
+	if doc.Validate() != nil {
+		return nil, false
+	}
+	c.dec = next
+	return doc, true
+}
+
+// probeSchema says what is wrong with the schema field, or nil if nothing is.
+func probeSchema(data []byte) error {
+	var probe struct {
+		Schema *int `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return fmt.Errorf("not valid JSON: %w", err)
+	}
+	if probe.Schema == nil {
+		return errors.New("no \"schema\" field: not a Baton workflows file")
+	}
+	if *probe.Schema > SchemaVersion {
+		return fmt.Errorf("schema %d: %w (this Baton reads schema %d); upgrade Baton", *probe.Schema, ErrNewerSchema, SchemaVersion)
+	}
+	return nil
+}
