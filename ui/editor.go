@@ -70,6 +70,7 @@ type Editor struct {
 	steps    []stepDraft
 	dirty    bool
 	loading  bool
+	rev      int // counts edits, so a save that finishes late keeps newer typing
 }
 
 func newEditor(m *Main) *Editor {
@@ -178,10 +179,19 @@ func (e *Editor) draftFrom(w *store.Workflow, name string) {
 	e.updateButtons()
 }
 
-// saved marks the draft as saved under w.
-func (e *Editor) saved(w *store.Workflow) {
+// saved marks the draft as saved under w. rev is the edit count when the save began: if
+// the person typed since, their newer edits stay in the editor, unsaved.
+func (e *Editor) saved(w *store.Workflow, rev int) {
 	if w == nil {
 		e.clear("")
+		return
+	}
+	if rev != e.rev {
+		e.existing, e.base = w.Name, w.Clone()
+		e.Title.SetText(w.Name)
+		e.Name.Disable()
+		e.setMessage("Saved; your newer changes are not saved yet.", widget.WarningImportance)
+		e.updateButtons()
 		return
 	}
 	e.load(w)
@@ -270,6 +280,7 @@ func (e *Editor) changed() {
 		return
 	}
 	e.dirty = true
+	e.rev++
 	e.validate()
 	e.updateButtons()
 }

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -83,10 +84,29 @@ func buildApp(t testing.TB) string {
 	return bin
 }
 
+// lockedBuffer is a bytes.Buffer that the process's output copier and the test may
+// use at once.
+type lockedBuffer struct {
+	mu sync.Mutex // guards b
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // app is one real Baton window process.
 type app struct {
 	cmd    *exec.Cmd
-	stderr *bytes.Buffer
+	stderr *lockedBuffer
 	done   chan struct{}
 	win    string // X window id
 }
@@ -96,7 +116,7 @@ func (a *app) pid() int { return a.cmd.Process.Pid }
 // startApp starts a window on home and waits until it is on the screen.
 func startApp(t testing.TB, bin, home, display string, env []string) (*app, time.Duration) {
 	t.Helper()
-	a := &app{stderr: &bytes.Buffer{}, done: make(chan struct{})}
+	a := &app{stderr: &lockedBuffer{}, done: make(chan struct{})}
 	a.cmd = exec.Command(bin, "--home", home)
 	a.cmd.Env = append(env, "DISPLAY="+display)
 	a.cmd.Stderr = a.stderr

@@ -295,7 +295,7 @@ func TestStepsReorderAndDuplicate(t *testing.T) {
 	test.Tap(m.Editor.Steps[2].AddArg)
 	test.Type(m.Editor.Steps[2].Args[1], "two words")
 	test.Tap(m.Editor.Save)
-	q.waitFor(t, "the copy saved", func() bool { return w.Snapshot().Workflow("two copy") != nil })
+	q.waitFor(t, "the copy saved", func() bool { return m.Editor.existing == "two copy" && !m.Editor.dirty })
 	c := w.Snapshot().Workflow("two copy")
 	var names []string
 	for _, s := range c.Steps {
@@ -383,4 +383,3 @@ func TestRunsListDoesNotAllocatePerRun(t *testing.T) {
 		t.Errorf("a refresh with 10,000 runs allocates %.0f times, with 100 runs %.0f: it grows with the history", allocs[10000], allocs[100])
 	}
 }
-

@@ -185,7 +185,7 @@ func (m *Main) SaveWorkflow() {
 	if !ok || !m.writeable {
 		return
 	}
-	isNew := m.Editor.existing == ""
+	isNew, rev := m.Editor.existing == "", m.Editor.rev
 	m.Editor.setMessage("Saving…", widget.MediumImportance)
 	m.runAsync(func() error {
 		var err error
@@ -202,7 +202,7 @@ func (m *Main) SaveWorkflow() {
 		}
 		m.doc = m.core.Snapshot()
 		m.selWF = def.Name
-		m.Editor.saved(m.doc.Workflow(def.Name))
+		m.Editor.saved(m.doc.Workflow(def.Name), rev)
 		m.render(nil)
 	})
 }
