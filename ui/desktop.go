@@ -83,7 +83,8 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 		item("Workflow", key(fyne.Key1, ctl), func() { m.ShowTab("Workflow") }),
 		item("Runs", key(fyne.Key2, ctl), func() { m.ShowTab("Runs") }),
 		item("Timeline", key(fyne.Key3, ctl), func() { m.ShowTab("Timeline") }),
-		item("Activity", key(fyne.Key4, ctl), func() { m.ShowTab("Activity") }))
+		item("Schedules", key(fyne.Key4, ctl), func() { m.ShowTab("Schedules") }),
+		item("Activity", key(fyne.Key5, ctl), func() { m.ShowTab("Activity") }))
 	help := fyne.NewMenu("Help",
 		fyne.NewMenuItem("Keyboard shortcuts", m.showShortcuts),
 		fyne.NewMenuItem("About Baton", m.showAbout))
@@ -131,7 +132,7 @@ func (m *Main) showAbout() {
 func (m *Main) showShortcuts() {
 	txt := widget.NewLabel("Ctrl+N  new workflow\nCtrl+S  save workflow\nCtrl+R  run now\nCtrl+D  duplicate\n" +
 		"Ctrl+Delete  delete workflow\nCtrl+F  search workflows\nCtrl+L  filter runs\nCtrl+.  cancel run\n" +
-		"Ctrl+1…4  Workflow, Runs, Timeline, Activity\nCtrl+Shift+N  open another window\nCtrl+Q  quit")
+		"Ctrl+1…5  Workflow, Runs, Timeline, Schedules, Activity\nCtrl+Shift+N  open another window\nCtrl+Q  quit")
 	txt.TextStyle.Monospace = true
 	dialog.ShowCustom("Keyboard shortcuts", "Close", txt, m.Win)
 }

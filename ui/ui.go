@@ -82,8 +82,9 @@ type Main struct {
 	Runs       *widget.List
 	RunView    *RunView
 
-	Timeline *Timeline
-	Activity *widget.List
+	Timeline  *Timeline
+	Activity  *widget.List
+	Schedules *Schedules
 
 	core Core
 	opts Options
@@ -141,12 +142,17 @@ func New(a fyne.App, core Core, opts Options) *Main {
 	m.buildRuns()
 	m.Timeline = NewTimeline()
 	m.buildActivity()
+	m.Schedules = newSchedules(m)
 	m.Tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Workflow", theme.DocumentIcon(), m.workflowPane()),
 		container.NewTabItemWithIcon("Runs", theme.ListIcon(), m.runsPane()),
 		container.NewTabItemWithIcon("Timeline", theme.HistoryIcon(), m.timelinePane()),
+		container.NewTabItemWithIcon("Schedules", theme.HistoryIcon(), m.Schedules.obj),
 		container.NewTabItemWithIcon("Activity", theme.InfoIcon(), m.Activity),
 	)
+	if _, ok := core.(ScheduleCore); !ok {
+		m.Tabs.Items[3].Content = widget.NewLabel("Schedules need a core that has them.")
+	}
 	split := container.NewHSplit(m.workflowsColumn(), m.Tabs)
 	split.Offset = 0.26
 	m.Win.SetContent(container.NewBorder(m.Role.obj, m.Footer, nil, nil, split))
@@ -273,6 +279,7 @@ func (m *Main) render(evs []host.Event) {
 	m.Editor.follow(m.doc)
 	m.renderRun()
 	m.renderPictures()
+	m.Schedules.render()
 	m.notify(evs)
 	m.Footer.SetText(fmt.Sprintf("%s · this window pid %d · generation %d · epoch %d · %s · %s",
 		m.st.Home, m.st.PID, m.doc.Generation, m.doc.Epoch,
@@ -290,6 +297,7 @@ func (m *Main) renderRole() {
 func (m *Main) updateControls() {
 	reason := readOnlyReason(m.st)
 	m.Editor.setWritable(m.writeable, reason)
+	m.Schedules.updateButtons()
 	m.RunView.setWritable(m.writeable, reason, m.selectedRun())
 }
 
