@@ -150,12 +150,18 @@ func (s *Store) loadLocked(force bool) error {
 	}
 	doc, err := readDoc(s.path, fi, s.opts.MaxSize, &s.codec)
 	if err != nil {
+		err = withRestoreHint(s.dir, err)
 		s.broken = err
 		s.stamp = st
 		return err
 	}
 	s.broken = nil
 	s.stamp = st
+	if s.codec.enc == nil {
+		// Warm the encoder once (type caches and the runs' bytes), so a later takeover's
+		// first save re-encodes only what changed. Costs one encode, at the first load.
+		_, _ = s.codec.encode(doc)
+	}
 	s.cur = doc // the file changed: even a hand edit that kept the generation is taken
 	return nil
 }
@@ -177,7 +183,7 @@ func readDoc(path string, fi os.FileInfo, max int64, c *codec) (*Doc, error) {
 	if int64(len(data)) > max {
 		return nil, fmt.Errorf("%w: %s grew past the cap of %d bytes: %w", ErrUnreadable, path, max, ErrTooLarge)
 	}
-	doc, err := c.decode(data)
+	doc, err := strictDecode(c, data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrUnreadable, path, err)
 	}
@@ -186,7 +192,7 @@ func readDoc(path string, fi os.FileInfo, max int64, c *codec) (*Doc, error) {
 
 // Decode parses and validates a document. Unknown fields, trailing data, a missing or
 // newer schema and structural errors are refused with a message naming the problem.
-func Decode(data []byte) (*Doc, error) { return (*codec)(nil).decode(data) }
+func Decode(data []byte) (*Doc, error) { return strictDecode(nil, data) }
 
 // BeginEpoch makes this store a writer with the epoch after the one in memory, and returns
 // it. Call it right after Reload, in the takeover; the next Update saves with it.

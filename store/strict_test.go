@@ -1,0 +1,137 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+const goodDoc = `{"schema":1,"generation":3,"epoch":1,"seq":0,"workflows":[{"name":"a","max_concurrent":1,"on_owner_lost":"fail","steps":[{"argv":["true"],"env":{"PATH":"/bin","Path":"x"}}]}],"runs":[],"schedules":[]}`
+
+// TestDecodeRefusesHostileDocuments: each broken or hostile document is refused with a
+// message that names what is wrong.
+func TestDecodeRefusesHostileDocuments(t *testing.T) {
+	if _, err := Decode([]byte(goodDoc)); err != nil {
+		t.Fatalf("good document refused: %v", err)
+	}
+	cases := []struct{ name, doc, want string }{
+		{"empty", "", "empty"},
+		{"not json", "hello", "not valid JSON"},
+		{"truncated", goodDoc[:len(goodDoc)/2], "not valid JSON"},
+		{"newer schema", `{"schema":2,"generation":1,"future":true}`, "upgrade Baton"},
+		{"no schema", `{"generation":1}`, "schema"},
+		{"duplicate key", `{"schema":1,"generation":1,"generation":2,"epoch":0,"workflows":[],"runs":[]}`, `duplicate key "generation" in $`},
+		{"case variant", `{"schema":1,"Schema":2,"workflows":[],"runs":[]}`, `keys "schema" and "Schema" in $ differ only in case`},
+		{"case only", `{"Schema":1,"workflows":[],"runs":[]}`, `key "Schema" in $: keys are case-sensitive; did you mean "schema"?`},
+		{"escaped duplicate", `{"schema":1,"sch\u0065ma":1,"workflows":[],"runs":[]}`, `duplicate key "schema"`},
+		{"nested duplicate", `{"schema":1,"workflows":[{"name":"a","name":"b","max_concurrent":1,"on_owner_lost":"fail","steps":[{"argv":["x"]}]}],"runs":[]}`, `duplicate key "name" in $.workflows[0]`},
+		{"nested case", `{"schema":1,"workflows":[{"name":"a","max_concurrent":1,"on_owner_lost":"fail","steps":[{"Argv":["x"]}]}],"runs":[]}`, `key "Argv" in $.workflows[0].steps[0]`},
+		{"env duplicate", `{"schema":1,"workflows":[{"name":"a","max_concurrent":1,"on_owner_lost":"fail","steps":[{"argv":["x"],"env":{"A":"1","A":"2"}}]}],"runs":[]}`, `duplicate key "A" in $.workflows[0].steps[0].env`},
+		{"unknown field", `{"schema":1,"workflows":[],"runs":[],"surprise":1}`, `unknown field "surprise"`},
+		{"trailing", goodDoc + `{}`, "trailing data"},
+		{"run id escapes", `{"schema":1,"workflows":[],"runs":[{"id":"../../etc/x","workflow":"a","status":"queued","step":0,"steps":1,"seq":1,"created":"2026-01-01T00:00:00Z"}]}`, "runs[0].id"},
+		{"schedule id escapes", `{"schema":1,"workflows":[],"runs":[],"schedules":[{"id":"a/b","workflow":"w","created":"2026-01-01T00:00:00Z"}]}`, "schedules[0].id"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Decode([]byte(c.doc))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Decode: %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestHugeFileRefusedBeforeAllocating: a workflows.json over the cap is refused from its
+// size alone; nothing near its size is allocated.
+func TestHugeFileRefusedBeforeAllocating(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, FileName)
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(DefaultMaxSize + 1<<20); err != nil { // sparse: costs no disk
+		t.Fatal(err)
+	}
+	f.Close()
+	s := New(dir, Options{})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = s.Reload()
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrTooLarge) || !errors.Is(err, ErrUnreadable) {
+		t.Fatalf("Reload of a huge file: %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Fatalf("refusing a huge file allocated %d bytes", n)
+	}
+	if fi, _ := os.Stat(p); fi.Size() != DefaultMaxSize+1<<20 {
+		t.Fatal("the huge file was touched")
+	}
+}
+
+// TestUnreadableOffersPreviousGeneration: a broken workflows.json is kept as it is, writes
+// are refused, and the error says where the previous good generation is.
+func TestUnreadableOffersPreviousGeneration(t *testing.T) {
+	dir := t.TempDir()
+	s := writer(t, dir)
+	for _, n := range []string{"a", "b"} {
+		if _, err := s.Update(addWF(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := []byte(`{"schema":1,"Schema":2}`)
+	if err := os.WriteFile(filepath.Join(dir, FileName), bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Reload()
+	if !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), "differ only in case") ||
+		!strings.Contains(err.Error(), PrevName) || !strings.Contains(err.Error(), "generation (1)") {
+		t.Fatalf("Reload: %v", err)
+	}
+	if _, err := s.Update(addWF("c")); !errors.Is(err, ErrUnreadable) {
+		t.Fatalf("Update over a broken file: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, FileName)); !bytes.Equal(got, bad) {
+		t.Fatal("the broken file was changed")
+	}
+}
+
+func TestSafeName(t *testing.T) {
+	for _, ok := range []string{"r1-ab12", "s-1", "weird name"} {
+		if err := SafeName(ok); err != nil {
+			t.Errorf("SafeName(%q): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", ".", "..", "a/b", `a\b`, "../x", "a\x00b", "a\nb", strings.Repeat("x", 201)} {
+		if SafeName(bad) == nil {
+			t.Errorf("SafeName(%q) accepted", bad)
+		}
+	}
+}
+
+// BenchmarkCheckKeys measures the key check on a document of 2000 runs.
+func BenchmarkCheckKeys(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"schema":1,"generation":1,"epoch":1,"seq":2000,"workflows":[],"schedules":[],"runs":[`)
+	for i := 0; i < 2000; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"id":"r%d-abcd","seq":%d,"workflow":"w","status":"succeeded","step":0,"steps":1,"created":"2026-01-01T00:00:00Z","exit_code":0,"log":"/home/x/runs/r%d.log"}`, i, i, i)
+	}
+	sb.WriteString("]}")
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if err := checkKeys(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
