@@ -27,7 +27,8 @@ import (
 //	go test -run '^$' -bench BenchmarkVsSQLite -benchtime=200x ./store/
 //
 // record: record a run's start and then its finish, each durably (two saves; two commits).
-// notice: a second process notices a recorded run (Baton: fsnotify on the home folder and a
+// notice: from the start of recording a run (start and finish, as above) to a second
+// process noticing the finished run (Baton: fsnotify on the home folder and a
 // reload; SQLite: fsnotify on the database folder (the -wal file) and a query, the fastest
 // a SQLite follower can notice without polling).
 // Each reports p50/p99 in microseconds for both and the ratio baton/sqlite (below 1: Baton
@@ -153,11 +154,11 @@ func BenchmarkVsSQLite(b *testing.B) {
 			sf := startFollower(b, "sqlite", qdir)
 			var bt, st []time.Duration
 			for b.Loop() {
-				g := batonRecord(b, s)
 				t0 := time.Now()
+				g := batonRecord(b, s)
 				t1 := bf.waitFor(b, int64(g))
-				seq := q.record(b)
 				t2 := time.Now()
+				seq := q.record(b)
 				t3 := sf.waitFor(b, seq)
 				bt, st = append(bt, t1.Sub(t0)), append(st, t3.Sub(t2))
 			}
