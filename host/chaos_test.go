@@ -97,7 +97,7 @@ type chaos struct {
 	acked     int
 	unknown   int // writes whose reply never came (window killed): neither promised nor lost
 	refused   int
-	killedW   map[int]bool           // pids of writers killed with -9
+	killedW   map[int]bool            // pids of writers killed with -9
 	expected  map[int]map[string]bool // killed writer pid -> runs it left running (exact kills)
 	cycles    int
 	kills     int
