@@ -179,6 +179,8 @@ type RunView struct {
 	logPath string
 	logGen  uint64
 	logLen  int
+	// roleNote is set while Note shows why Cancel is disabled (not a cancel result).
+	roleNote bool
 }
 
 // MaxLogShown caps the log text kept in the run view; older text scrolls away.
@@ -240,6 +242,7 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 		v.Log.SetText("")
 		v.logGen = v.m.tail.follow(r.Log)
 		v.setNote("")
+		v.roleNote = false
 	}
 	title := fmt.Sprintf("Run %s of %s", r.ID, r.Workflow)
 	if r.Task != "" {
@@ -290,10 +293,13 @@ func runTimes(r *store.Run, now time.Time) string {
 // setWritable enables Cancel for a writer and an active run; a reader sees why not.
 func (v *RunView) setWritable(ok bool, reason string, r *store.Run) {
 	enable(v.Cancel, ok && r != nil && r.Active() && !r.CancelRequested)
-	if r != nil && r.Active() && !ok && !v.Note.Visible() {
+	switch {
+	case r != nil && r.Active() && !ok && (v.roleNote || !v.Note.Visible()):
 		v.setNote(reason)
-	} else if ok && v.Note.Text == reason {
+		v.roleNote = true
+	case v.roleNote:
 		v.setNote("")
+		v.roleNote = false
 	}
 }
 

@@ -66,6 +66,19 @@ func TestReadOnlyWindowDisablesWriteControls(t *testing.T) {
 	if r := w1.Snapshot().Run(run.ID); r.Status != store.StatusRunning {
 		t.Errorf("run is %s after Cancel in the reader, want running", r.Status)
 	}
+	if !m.RunView.Note.Visible() || !strings.Contains(m.RunView.Note.Text, "Read-only") {
+		t.Errorf("run view note = %q, want why Cancel is disabled", m.RunView.Note.Text)
+	}
+
+	// When the writer goes, the reason goes with it.
+	if err := w1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	q.waitFor(t, "the takeover", roleIs(m, "Writer"))
+	q.waitFor(t, "the run to end", func() bool { return m.RunView.Status.Text != store.StatusRunning })
+	if m.RunView.Note.Visible() {
+		t.Errorf("run view still says %q in the writer", m.RunView.Note.Text)
+	}
 }
 
 func TestReaderTakesOverEnablesControlsAndKeepsEdit(t *testing.T) {
@@ -185,7 +198,7 @@ func TestValidationMessagesNextToFields(t *testing.T) {
 		}
 	}
 	test.Tap(e.Save)
-	q.waitFor(t, "the workflow saved", func() bool { return w.Snapshot().Workflow("photos") != nil })
+	q.waitFor(t, "the workflow saved", func() bool { return e.existing == "photos" && !e.dirty })
 	got := w.Snapshot().Workflow("photos")
 	if got.MaxConcurrent != 2 || got.Steps[0].Timeout.D() != 10*time.Minute || got.Steps[0].Env["DEST"] != "/backup" {
 		t.Errorf("saved %+v", *got)
