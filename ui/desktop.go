@@ -41,10 +41,7 @@ func (m *Main) installDesktop() {
 		d.SetSystemTrayIcon(Icon)
 	}
 	m.Win.Resize(m.savedSize())
-	m.Win.SetCloseIntercept(func() {
-		m.SaveWindowSize()
-		m.Win.Close()
-	})
+	m.Win.SetCloseIntercept(m.RequestClose)
 }
 
 func key(k fyne.KeyName, mod fyne.KeyModifier) fyne.Shortcut {
@@ -61,7 +58,7 @@ func item(label string, sc fyne.Shortcut, fn func()) *fyne.MenuItem {
 // themselves, so a shortcut in a read-only window does nothing.
 func (m *Main) mainMenu() *fyne.MainMenu {
 	ctl, shift := fyne.KeyModifierShortcutDefault, fyne.KeyModifierShift
-	quit := item("Quit", key(fyne.KeyQ, ctl), m.Quit)
+	quit := item("Quit", key(fyne.KeyQ, ctl), m.RequestQuit)
 	quit.IsQuit = true
 	file := fyne.NewMenu("File",
 		item("New workflow", key(fyne.KeyN, ctl), m.NewWorkflow),
@@ -91,7 +88,8 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 	return fyne.NewMainMenu(file, wf, run, view, help)
 }
 
-// Quit saves the window size and ends the app.
+// Quit saves the window size and ends the app without asking (a signal). File ▸ Quit
+// and Ctrl+Q call RequestQuit, which asks first when runs are going.
 func (m *Main) Quit() {
 	m.SaveWindowSize()
 	m.App.Quit()

@@ -22,11 +22,7 @@ func (m *Main) buildRuns() {
 	m.RunsFilter = widget.NewEntry()
 	m.RunsFilter.SetPlaceHolder("Filter runs by workflow, status, id or task")
 	m.RunsFilter.ActionItem = widget.NewIcon(theme.SearchIcon())
-	m.RunsFilter.OnChanged = func(string) {
-		m.reindexRuns()
-		m.Runs.Refresh()
-		m.syncSelections()
-	}
+	m.RunsFilter.OnChanged = func(string) { m.relistRuns() }
 	m.RunsCount = widget.NewLabel("")
 	m.RunsCount.SizeName = theme.SizeNameCaptionText
 	m.Runs = widget.NewList(func() int { return len(m.runIdx) }, newRunRow, m.updateRunRow)
@@ -34,10 +30,11 @@ func (m *Main) buildRuns() {
 		if m.syncing || i >= len(m.runIdx) {
 			return
 		}
-		m.selRun = m.doc.Runs[m.runIdx[i]].ID
+		m.selRun = m.rowRun(i).ID
 		m.renderRun()
 	}
 	m.RunView = newRunView(m)
+	m.buildHistory()
 }
 
 // runRow is one row of the runs list: a small widget that keeps its parts typed.
@@ -72,7 +69,7 @@ func (m *Main) updateRunRow(i widget.ListItemID, o fyne.CanvasObject) {
 	if i >= len(m.runIdx) {
 		return
 	}
-	r := &m.doc.Runs[m.runIdx[i]]
+	r := m.rowRun(i)
 	row := o.(*runRow)
 	row.icon.SetResource(statusIcon(r.Status))
 	title := r.ID + "  " + r.Workflow
@@ -90,28 +87,44 @@ func (m *Main) updateRunRow(i widget.ListItemID, o fyne.CanvasObject) {
 	row.own.SetText(ownerText(r, m.st.PID))
 }
 
-// reindexRuns fills m.runIdx with the runs that match the filter, newest first, reusing
-// its backing array.
+// reindexRuns fills m.runIdx with the runs that match the filters, newest first, reusing
+// its backing array: the live runs of the doc merged with the archived runs loaded from
+// History (see rowRun).
 func (m *Main) reindexRuns() {
-	q := m.RunsFilter.Text
+	text, hq := m.RunsFilter.Text, m.historyQuery()
+	arch, inDoc := m.hist.runs, m.docIDs()
 	m.runIdx = m.runIdx[:0]
+	j, archived := 0, 0
+	addArchived := func(seq uint64) { // the loaded archived runs newer than seq
+		for ; j < len(arch) && arch[j].Seq > seq; j++ {
+			if !inDoc[arch[j].ID] && runMatches(&arch[j], &hq, text) {
+				m.runIdx = append(m.runIdx, -j-1)
+				archived++
+			}
+		}
+	}
 	for i := len(m.doc.Runs) - 1; i >= 0; i-- {
 		r := &m.doc.Runs[i]
-		if q == "" || containsFold(r.Workflow, q) || containsFold(r.Status, q) || containsFold(r.ID, q) || containsFold(r.Task, q) {
+		if runMatches(r, &hq, text) {
+			addArchived(r.Seq)
 			m.runIdx = append(m.runIdx, i)
 		}
 	}
-	if q == "" {
+	addArchived(0)
+	m.hist.shown = archived
+	switch {
+	case len(m.runIdx) == len(m.doc.Runs) && archived == 0:
 		m.RunsCount.SetText(plural(len(m.doc.Runs), "run", "runs"))
-	} else {
+	case archived == 0:
 		m.RunsCount.SetText(fmt.Sprintf("%d of %d runs", len(m.runIdx), len(m.doc.Runs)))
+	default:
+		m.RunsCount.SetText(fmt.Sprintf("%d runs, %d archived", len(m.runIdx), archived))
 	}
 }
 
 // runsPane is the Runs tab: list on the left, the selected run on the right.
 func (m *Main) runsPane() fyne.CanvasObject {
-	head := container.NewBorder(nil, nil, nil, m.RunsCount, m.RunsFilter)
-	list := container.NewBorder(head, nil, nil, nil, m.Runs)
+	list := container.NewBorder(m.runFilters(), m.historyBar(), nil, nil, m.Runs)
 	split := container.NewVSplit(list, m.RunView.obj)
 	split.Offset = 0.4
 	return split
@@ -121,10 +134,13 @@ func (m *Main) selectedRun() *store.Run {
 	if m.selRun == "" {
 		return nil
 	}
-	return m.doc.Run(m.selRun)
+	if r := m.doc.Run(m.selRun); r != nil {
+		return r
+	}
+	return m.archivedRun(m.selRun)
 }
 
-// ShowRun selects run id and shows it in the Runs tab.
+// ShowRun selects run id (live, or archived and listed) and shows it in the Runs tab.
 func (m *Main) ShowRun(id string) {
 	m.selRun = id
 	m.ShowTab("Runs")

@@ -41,6 +41,8 @@ type Core interface {
 	StartRun(name, task string) (store.Run, uint64, error)
 	CancelRun(id string) (uint64, error)
 	Audit(max int) ([]store.Entry, error)
+	// History pages through every run, live and archived, newest first. It reads files.
+	History(store.HistoryQuery) (store.HistoryPage, error)
 }
 
 // Options configure the window. The zero value is what the app uses.
@@ -57,6 +59,9 @@ type Options struct {
 	OpenAnother func(home string) error
 	// Confirm asks the person a yes/no question; a dialog by default.
 	Confirm func(title, message string, fn func(ok bool))
+	// HistoryPage is how many runs one "Show older runs" asks the core for;
+	// DefaultHistoryPage by default.
+	HistoryPage int
 }
 
 // AuditMax is how many audit entries the Activity tab shows.
@@ -77,10 +82,15 @@ type Main struct {
 	Editor    *Editor
 	Chart     *DurationChart
 
-	RunsFilter *widget.Entry
-	RunsCount  *widget.Label
-	Runs       *widget.List
-	RunView    *RunView
+	RunsFilter   *widget.Entry
+	RunsWorkflow *widget.Select // the workflow filter, also the HistoryQuery's
+	RunsStatus   *widget.Select // the status filter, also the HistoryQuery's
+	RunsCount    *widget.Label
+	Runs         *widget.List
+	RunsArchive  *widget.Label  // what is listed from the archive
+	RunsOlder    *widget.Button // loads the next page of History
+	RunsRecent   *widget.Button // drops the archived runs from the list
+	RunView      *RunView
 
 	Timeline  *Timeline
 	Activity  *widget.List
@@ -99,7 +109,8 @@ type Main struct {
 	tk        host.Takeover
 	opened    time.Time
 	wfIdx     []int             // filtered indices into doc.Workflows
-	runIdx    []int             // filtered indices into doc.Runs, newest first
+	runIdx    []int             // filtered runs, newest first: indices into doc.Runs, or -(k+1) for hist.runs[k]
+	hist      history           // what the Runs tab loaded of the archive
 	lastOf    map[string]string // workflow name → status of its newest run
 	selWF     string            // selected workflow name ("" none)
 	selRun    string            // selected run id
@@ -110,6 +121,7 @@ type Main struct {
 	writeable bool
 	autoOpen  bool // the first workflow was opened for the person
 	chartBox  fyne.CanvasObject
+	closeAsk  dialog.Dialog // the close confirmation while it is shown
 }
 
 // New builds the main window of core in app a. Call Watch to follow the core.
@@ -122,6 +134,9 @@ func New(a fyne.App, core Core, opts Options) *Main {
 	}
 	if opts.Tick <= 0 {
 		opts.Tick = 500 * time.Millisecond
+	}
+	if opts.HistoryPage <= 0 {
+		opts.HistoryPage = DefaultHistoryPage
 	}
 	if opts.OpenAnother == nil {
 		opts.OpenAnother = openAnother
@@ -268,9 +283,11 @@ func (m *Main) render(evs []host.Event) {
 		m.Editor.load(&m.doc.Workflows[0])
 	}
 	m.reindexWorkflows()
+	m.syncWorkflowChoices()
 	m.reindexRuns()
+	m.renderHistory()
 	if m.selRun == "" && len(m.runIdx) > 0 {
-		m.selRun = m.doc.Runs[m.runIdx[0]].ID // show the newest run until the person picks one
+		m.selRun = m.rowRun(0).ID // show the newest run until the person picks one
 	}
 	m.renderRole()
 	m.Workflows.Refresh()

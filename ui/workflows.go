@@ -97,8 +97,8 @@ func (m *Main) syncSelections() {
 		m.Workflows.UnselectAll()
 	}
 	ri := -1
-	for i, k := range m.runIdx {
-		if m.doc.Runs[k].ID == m.selRun {
+	for i := range m.runIdx {
+		if m.rowRun(i).ID == m.selRun {
 			ri = i
 			break
 		}
