@@ -153,12 +153,13 @@ func (c *Control) dispatch(req *Request) (map[string]any, error) {
 	case "status":
 		s := w.Status()
 		return map[string]any{"role": s.Role, "pid": s.PID, "instance": s.Instance, "epoch": s.Epoch,
-			"generation": s.Generation, "writer_pid": s.WriterPID, "home": s.Home, "problem": s.Problem}, nil
+			"generation": s.Generation, "writer_pid": s.WriterPID, "home": s.Home, "problem": s.Problem,
+			"warning": w.Warning()}, nil
 	case "snapshot":
 		d := w.Snapshot()
 		wp := w.writerPID()
 		return map[string]any{"generation": d.Generation, "epoch": d.Epoch, "writer_pid": wp,
-			"workflows": d.Workflows, "runs": d.Runs, "schedules": d.Schedules}, nil
+			"workflows": maskSecrets(d.Workflows), "runs": d.Runs, "schedules": d.Schedules}, nil
 	case "add_workflow", "update_workflow":
 		def, err := decodeWorkflow(req.Workflow)
 		if err != nil {
@@ -168,6 +169,7 @@ func (c *Control) dispatch(req *Request) (map[string]any, error) {
 		if req.Op == "add_workflow" {
 			g, err = w.AddWorkflow(def)
 		} else {
+			keepMaskedSecrets(&def, w.Snapshot().Workflow(def.Name))
 			g, err = w.UpdateWorkflow(def)
 		}
 		return map[string]any{"generation": g}, err
@@ -382,4 +384,39 @@ func RunHeadless(home string, opts Options, in io.Reader, out io.Writer, stop <-
 	err = w.Close()
 	<-fwd
 	return err
+}
+
+// maskSecrets returns copies of wfs in which the value of every secret-named environment
+// variable (workflow.IsSecretName) is workflow.SecretMask. The document keeps the real
+// values for the executor; replies never carry them.
+func maskSecrets(wfs []store.Workflow) []store.Workflow {
+	out := make([]store.Workflow, len(wfs))
+	for i, wf := range wfs {
+		out[i] = wf.Clone()
+		for j := range out[i].Steps {
+			for k := range out[i].Steps[j].Env {
+				if workflow.IsSecretName(k) {
+					out[i].Steps[j].Env[k] = workflow.SecretMask
+				}
+			}
+		}
+	}
+	return out
+}
+
+// keepMaskedSecrets lets a client send back a definition it got from snapshot: a secret
+// value that is still the mask keeps the stored value of the same step and variable.
+func keepMaskedSecrets(def *store.Workflow, cur *store.Workflow) {
+	if cur == nil {
+		return
+	}
+	for j := range def.Steps {
+		for k, v := range def.Steps[j].Env {
+			if v == workflow.SecretMask && workflow.IsSecretName(k) && j < len(cur.Steps) {
+				if real, ok := cur.Steps[j].Env[k]; ok {
+					def.Steps[j].Env[k] = real
+				}
+			}
+		}
+	}
 }

@@ -21,7 +21,8 @@ func DefaultHome() (string, error) {
 }
 
 // PrepareHome creates the home folder (0700) if missing and refuses one that is a
-// symlink, owned by another user, or writable by others. It returns the absolute path.
+// symlink, owned by another user, or writable by others, or whose files (workflows.json,
+// state.lock, audit.log, ...) are. It returns the absolute path.
 func PrepareHome(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -38,6 +39,9 @@ func PrepareHome(dir string) (string, error) {
 		return "", fmt.Errorf("home %s: %w", abs, err)
 	}
 	if err := checkOwned(abs, fi, true); err != nil {
+		return "", err
+	}
+	if err := checkHomeEntries(abs); err != nil {
 		return "", err
 	}
 	return abs, nil
@@ -59,4 +63,91 @@ func checkOwned(path string, fi os.FileInfo, wantDir bool) error {
 		return fmt.Errorf("%w: %s is writable by others (mode %04o); run: chmod go-w %s", ErrUnsafeHome, path, fi.Mode().Perm(), path)
 	}
 	return nil
+}
+
+// homeEntries are the names in the home folder Baton opens or writes: each, if present,
+// must be a plain file (or folder) of this user that others cannot write.
+var homeEntries = []struct {
+	name string
+	dir  bool
+}{
+	{"workflows.json", false}, {"workflows.prev.json", false}, {LockName, false},
+	{"audit.log", false}, {"audit.log.1", false},
+	{InstancesDir, true}, {"runs", true}, {"archive", true},
+}
+
+// checkHomeEntries refuses a home whose known files are symlinks (a write through one
+// would land outside the home), owned by someone else, or writable by others.
+func checkHomeEntries(home string) error {
+	for _, e := range homeEntries {
+		p := filepath.Join(home, e.name)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrUnsafeHome, p, err)
+		}
+		if err := checkOwned(p, fi, e.dir); err != nil {
+			return err
+		}
+		if !e.dir && !fi.Mode().IsRegular() {
+			return fmt.Errorf("%w: %s is not a regular file (mode %s); remove it", ErrUnsafeHome, p, fi.Mode())
+		}
+	}
+	return nil
+}
+
+// networkFilesystems names the filesystems (by statfs magic number) on which flock does
+// not make one writer among processes of several machines, or is emulated.
+var networkFilesystems = map[int64]string{
+	0x6969:     "NFS",
+	0xFF534D42: "SMB/CIFS",
+	0xFE534D42: "SMB2/3",
+	0x517B:     "SMB",
+	0x65735546: "FUSE",
+	0x564C:     "NCP (NetWare)",
+	0x5346414F: "AFS",
+	0x6B414653: "kAFS",
+	0x01021997: "9P",
+	0x73757245: "Coda",
+	0x00C36400: "Ceph",
+	0x0BD00BD0: "Lustre",
+	0x47504653: "GPFS",
+	0x19830326: "BeeGFS",
+	0xAAD7AAEA: "PanFS",
+	0x013111A8: "IBRIX",
+}
+
+// networkFilesystem names the filesystem with statfs magic number magic if it is a
+// network or user-space one ("", false otherwise).
+func networkFilesystem(magic int64) (string, bool) {
+	name, ok := networkFilesystems[magic]
+	return name, ok
+}
+
+// statfsType returns the statfs magic number of the filesystem holding path. Tests
+// replace it.
+var statfsType = func(path string) (int64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Type), nil
+}
+
+// filesystemWarning returns a warning when home is on a network or FUSE filesystem, where
+// Baton's single-writer guarantee does not hold, or "" otherwise.
+func filesystemWarning(home string) string {
+	magic, err := statfsType(home)
+	if err != nil {
+		return ""
+	}
+	name, ok := networkFilesystem(magic)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("the home folder %s is on a %s filesystem (magic 0x%X): file locks there do not keep "+
+		"windows on other machines (or other mounts) from writing at once, so the single-writer guarantee "+
+		"does not hold; use a local folder (--home)", home, name, magic)
 }

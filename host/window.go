@@ -68,7 +68,8 @@ type Window struct {
 	schedWake    chan struct{} // wakes this writer term's scheduler
 	last         Takeover      // the last takeover this window did
 	started      bool
-	roleKnown    bool // the first role event was sent
+	roleKnown    bool   // the first role event was sent
+	fsWarning    string // set by Open when the home is on a network filesystem; never changes
 
 	pubMu     sync.Mutex // serialises publish; guards published
 	published *store.Doc
@@ -100,6 +101,9 @@ func Open(home string, opts Options) (*Window, error) {
 	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock, UnsafeNoRefresh: opts.UnsafeSkipReread})
 	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	w.ctx, w.stop = context.WithCancel(context.Background())
+	if w.fsWarning = filesystemWarning(abs); w.fsWarning != "" {
+		opts.Logf("warning: %s", w.fsWarning)
+	}
 	if _, err := w.st.Reload(); err != nil {
 		w.problem = err
 	}
@@ -188,15 +192,42 @@ func (w *Window) waitForLock() {
 	}()
 }
 
-// gotLock records that state.lock is held and runs the takeover.
+// gotLock records that state.lock is held and runs the takeover. The lock taken must be
+// on the file that is state.lock now: if it was removed or replaced while this window
+// waited (or between open and lock), holding it proves nothing, since another window may
+// hold the file now at the path. Then the stale lock is let go and the wait starts over
+// on the new file.
 func (w *Window) gotLock() {
-	var st syscall.Stat_t
-	_ = syscall.Stat(w.lock.Path(), &st) // the lock is held: nobody replaces the file legally
+	held, ok := w.heldLockFile()
+	if !ok {
+		w.opts.Logf("%v: the file locked is no longer %s; waiting on the new one", ErrLockLost, w.lock.Path())
+		_ = w.lock.Unlock()
+		w.waitForLock()
+		return
+	}
 	w.mu.Lock()
 	w.holdsLock = true
-	w.lockID = st
+	w.lockID = held
 	w.mu.Unlock()
 	w.BecomeWriter()
+}
+
+// heldLockFile returns the identity of the file this window's lock handle is on, and
+// whether that file is still the one at state.lock's path.
+func (w *Window) heldLockFile() (syscall.Stat_t, bool) {
+	fi, err := w.lock.Stat()
+	if err != nil {
+		return syscall.Stat_t{}, false
+	}
+	held, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return syscall.Stat_t{}, false
+	}
+	var now syscall.Stat_t
+	if err := syscall.Stat(w.lock.Path(), &now); err != nil {
+		return *held, false
+	}
+	return *held, held.Ino == now.Ino && held.Dev == now.Dev && held.Nlink > 0
 }
 
 // checkLock runs before every save: the lock must be held, and state.lock on disk must be
@@ -264,11 +295,19 @@ func (w *Window) setRole(to Role) bool {
 	return true
 }
 
-// emitRole tells subscribers the current role.
+// emitRole tells subscribers the current role, and the problem or, failing one, the
+// filesystem warning.
 func (w *Window) emitRole() {
 	s := w.Status()
+	if s.Problem == "" {
+		s.Problem = w.fsWarning
+	}
 	w.hub.emit(Event{Kind: "role", Role: s.Role, WriterPID: s.WriterPID, Epoch: s.Epoch, Problem: s.Problem})
 }
+
+// Warning returns a standing warning about the home folder (it is on a network
+// filesystem, where the single-writer guarantee does not hold), or "".
+func (w *Window) Warning() string { return w.fsWarning }
 
 // publish tells subscribers what changed between the last published document and doc:
 // one run event per run whose status changed, then one changed event.

@@ -1,9 +1,11 @@
 package workflow
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -256,7 +258,17 @@ func (e *Engine) runStep(p *proc, run store.Run, i int, step store.Step, extra m
 	cmd := exec.Command(step.Argv[0], step.Argv[1:]...)
 	cmd.Dir = step.Dir
 	cmd.Env = stepEnv(step, extra, e.home, run.ID)
-	cmd.Stdout, cmd.Stderr = logf, logf
+	var out io.Writer = logf
+	var red *redactor
+	if secrets := secretValues(step.Env, extra); len(secrets) > 0 {
+		red = &redactor{w: logf, secrets: secrets}
+		out = red
+		cmd.WaitDelay = 500 * time.Millisecond // a background process keeping the pipe open
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if red != nil {
+		defer red.Flush()
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Sprintf("step %d (%s): cannot start %q: %v", i+1, step.Name, step.Argv[0], unwrapExec(err)), false
@@ -339,5 +351,73 @@ func waitGroupGone(pgid int, max time.Duration) {
 	for syscall.Kill(-pgid, 0) == nil && GroupAlive(pgid) && time.Now().Before(deadline) {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// SecretMask stands for the value of a secret-named variable wherever Baton shows it.
+const SecretMask = "••••"
+
+// IsSecretName reports whether an environment variable's name looks like a secret: it
+// contains TOKEN, SECRET, PASSWORD or KEY, in any case. Such values never appear in run
+// logs or in what the control channel and the UI show.
+func IsSecretName(name string) bool {
+	u := strings.ToUpper(name)
+	for _, w := range []string{"TOKEN", "SECRET", "PASSWORD", "KEY"} {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// minSecret is the shortest secret value redacted from step output; shorter ones would
+// mangle ordinary output and hide little.
+const minSecret = 3
+
+// secretValues returns the values of the secret-named variables of a step, longest first.
+func secretValues(maps ...map[string]string) [][]byte {
+	var out [][]byte
+	for _, m := range maps {
+		for k, v := range m {
+			if IsSecretName(k) && len(v) >= minSecret {
+				out = append(out, []byte(v))
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// redactor writes a step's output to the run log with every secret value replaced by
+// SecretMask, including a secret split across two writes: it holds back the last
+// len(longest)-1 bytes until more output or Flush. Used from one goroutine (stdout and
+// stderr share one pipe).
+type redactor struct {
+	w       io.Writer
+	secrets [][]byte // longest first
+	pending []byte
+}
+
+func (r *redactor) Write(p []byte) (int, error) {
+	r.pending = append(r.pending, p...)
+	for _, s := range r.secrets {
+		r.pending = bytes.ReplaceAll(r.pending, s, []byte(SecretMask))
+	}
+	keep := len(r.secrets[0]) - 1
+	if len(r.pending) > keep {
+		n := len(r.pending) - keep
+		if _, err := r.w.Write(r.pending[:n]); err != nil {
+			return 0, err
+		}
+		r.pending = append(r.pending[:0], r.pending[n:]...)
+	}
+	return len(p), nil
+}
+
+// Flush writes what is held back.
+func (r *redactor) Flush() {
+	if len(r.pending) > 0 {
+		_, _ = r.w.Write(r.pending)
+		r.pending = r.pending[:0]
 	}
 }

@@ -147,3 +147,24 @@ func TestExecutorLaneAndCancel(t *testing.T) {
 	}
 	t.Fatal("queued run did not start after the slot was freed")
 }
+
+func TestRedactorSplitsAndFlushes(t *testing.T) {
+	for _, chunks := range [][]string{{"a secret b"}, {"a sec", "ret b"}, {"a s", "e", "cret", " b"}, {"secretsecret"}, {"x", "secre"}} {
+		var out strings.Builder
+		r := &redactor{w: &out, secrets: secretValues(map[string]string{"MY_TOKEN": "secret", "OTHER": "nope"})}
+		for _, c := range chunks {
+			r.Write([]byte(c))
+		}
+		r.Flush()
+		joined := strings.Join(chunks, "")
+		want := strings.ReplaceAll(joined, "secret", SecretMask)
+		if out.String() != want {
+			t.Errorf("%q -> %q, want %q", chunks, out.String(), want)
+		}
+	}
+	for name, secret := range map[string]bool{"API_TOKEN": true, "db_password": true, "AwsSecretKey": true, "ssh_key": true, "PATH": false, "HOME": false} {
+		if IsSecretName(name) != secret {
+			t.Errorf("IsSecretName(%q) = %v", name, !secret)
+		}
+	}
+}
