@@ -62,8 +62,8 @@ func (m *Main) buildHistory() {
 // runFilters is the row above the runs list: workflow, status, text, count.
 func (m *Main) runFilters() fyne.CanvasObject {
 	h := m.RunsWorkflow.MinSize().Height
-	selects := container.NewHBox(container.NewGridWrap(fyne.NewSize(190, h), m.RunsWorkflow),
-		container.NewGridWrap(fyne.NewSize(140, h), m.RunsStatus))
+	selects := container.NewHBox(container.NewGridWrap(fyne.NewSize(170, h), m.RunsWorkflow),
+		container.NewGridWrap(fyne.NewSize(125, h), m.RunsStatus))
 	return container.NewBorder(nil, nil, selects, m.RunsCount, m.RunsFilter)
 }
 
@@ -250,11 +250,7 @@ func (m *Main) renderHistory() {
 	h := &m.hist
 	m.RunsOlder.SetText("Show older runs")
 	enable(m.RunsOlder, !h.loading && !h.done)
-	if h.loaded || h.loading {
-		m.RunsRecent.Show()
-	} else {
-		m.RunsRecent.Hide()
-	}
+	enable(m.RunsRecent, h.loaded || h.loading)
 	var s string
 	switch {
 	case h.loading:

@@ -104,8 +104,8 @@ func TestRunsTabPagesThroughArchivedRuns(t *testing.T) {
 			t.Fatalf("workflow filter lists run %s of %s", id, m.doc.Run(id).Workflow)
 		}
 	}
-	if m.RunsRecent.Visible() || m.RunsOlder.Disabled() {
-		t.Fatal("before any page: want Show older runs enabled and Recent only hidden")
+	if !m.RunsRecent.Disabled() || m.RunsOlder.Disabled() {
+		t.Fatal("before any page: want Show older runs enabled and Recent only disabled")
 	}
 
 	// Each press shows older runs until the oldest is listed.
@@ -188,7 +188,7 @@ func TestRunsTabPagesThroughArchivedRuns(t *testing.T) {
 	})
 
 	test.Tap(m.RunsRecent)
-	if m.hist.shown != 0 || m.Runs.Length() > len(m.doc.Runs) || m.RunsRecent.Visible() {
+	if m.hist.shown != 0 || m.Runs.Length() > len(m.doc.Runs) || !m.RunsRecent.Disabled() {
 		t.Errorf("Recent only: %d archived runs still listed, %d rows", m.hist.shown, m.Runs.Length())
 	}
 }

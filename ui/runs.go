@@ -118,7 +118,7 @@ func (m *Main) reindexRuns() {
 	case archived == 0:
 		m.RunsCount.SetText(fmt.Sprintf("%d of %d runs", len(m.runIdx), len(m.doc.Runs)))
 	default:
-		m.RunsCount.SetText(fmt.Sprintf("%d runs, %d archived", len(m.runIdx), archived))
+		m.RunsCount.SetText(plural(len(m.runIdx), "run", "runs")) // the bar under the list counts the archived ones
 	}
 }
 
