@@ -28,20 +28,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "tick" {
 		return tick(args[1:], stdout, stderr)
 	}
-	fs := flag.NewFlagSet("baton", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	home := fs.String("home", "", "home folder (default $BATON_HOME, else the user config folder/baton)")
+	fs, home := newFlags("baton", stderr)
 	headless := fs.Bool("headless", false, "no window: serve the JSON-lines control channel on stdin/stdout")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: baton [--home DIR] [--headless]\n       baton tick --once [--home DIR]\n       baton --version\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	if *showVersion {
 		fmt.Fprintf(stdout, "baton %s\n", version)
@@ -51,13 +46,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "baton: unexpected argument %q; see baton --help\n", fs.Arg(0))
 		return 2
 	}
-	if *home == "" {
-		h, err := host.DefaultHome()
-		if err != nil {
-			fmt.Fprintf(stderr, "baton: %v\n", err)
-			return 1
-		}
-		*home = h
+	if !resolveHome(home, stderr) {
+		return 1
 	}
 	logger := log.New(stderr, "baton: ", log.LstdFlags|log.Lmicroseconds)
 	opts := host.Options{Logf: logger.Printf}
@@ -101,28 +91,51 @@ func runWindow(home string, opts host.Options, stderr io.Writer) int {
 
 // tick is `baton tick --once [--home DIR]`, for a cron, launchd or systemd driver.
 func tick(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("baton tick", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	home := fs.String("home", "", "home folder (default $BATON_HOME, else the user config folder/baton)")
+	fs, home := newFlags("baton tick", stderr)
 	once := fs.Bool("once", false, "run what is due now, then exit (required)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	if !*once || fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "baton tick: usage: baton tick --once [--home DIR]\n")
 		return 2
 	}
-	if *home == "" {
-		h, err := host.DefaultHome()
-		if err != nil {
-			fmt.Fprintf(stderr, "baton: %v\n", err)
-			return 1
-		}
-		*home = h
+	if !resolveHome(home, stderr) {
+		return 1
 	}
 	logger := log.New(stderr, "baton tick: ", log.LstdFlags|log.Lmicroseconds)
 	return host.TickOnce(*home, host.Options{Logf: logger.Printf}, stdout)
+}
+
+// newFlags returns a flag set that reports to stderr, with the --home flag every command has.
+func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	home := fs.String("home", "", "home folder (default $BATON_HOME, else the user config folder/baton)")
+	return fs, home
+}
+
+// parse parses args; on failure it returns the exit code (0 for --help, 2 for a bad flag).
+func parse(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	return 0, true
+}
+
+// resolveHome fills an empty --home with the default home, or says why there is none.
+func resolveHome(home *string, stderr io.Writer) bool {
+	if *home != "" {
+		return true
+	}
+	h, err := host.DefaultHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "baton: %v\n", err)
+		return false
+	}
+	*home = h
+	return true
 }
