@@ -62,15 +62,17 @@ func chaosDuration() (time.Duration, bool, error) {
 }
 
 // chaosStep is the argv of a lane step. Its pid file per run detects a second live
-// execution of the same run; its per-lane pid files count live runs of the lane.
+// execution of the same run; its per-lane pid files count live runs of the lane. Each
+// file holds a pid and its start time, so a recycled pid is not taken for a live step.
 func chaosStep(marks, lane string, max int, secs string) []string {
 	script := `d=$1; wf=$2; max=$3; id=$BATON_RUN_ID
-live() { s=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]; }
+me="$$ $(cut -d' ' -f22 /proc/$$/stat)"
+live() { s=$(cut -d' ' -f3,22 "/proc/$1/stat" 2>/dev/null) || return 1; [ "${s%% *}" != Z ] && [ "${s%% *}" != X ] && [ "${s#* }" = "$2" ]; }
 f=$d/pid-$id
-if [ -f "$f" ]; then p=$(cat "$f"); if live "$p"; then echo "$id $p $$" >> "$d/double"; fi; fi
-echo $$ > "$f"
-mkdir -p "$d/lane-$wf"; echo $$ > "$d/lane-$wf/$id"
-n=0; for g in "$d/lane-$wf"/*; do p=$(cat "$g" 2>/dev/null) || continue; if live "$p"; then n=$((n+1)); fi; done
+if [ -f "$f" ]; then read p st 2>/dev/null < "$f"; if live "$p" "$st"; then echo "$id $p $$" >> "$d/double"; fi; fi
+echo "$me" > "$f"
+mkdir -p "$d/lane-$wf"; echo "$me" > "$d/lane-$wf/$id"
+n=0; for g in "$d/lane-$wf"/*; do read p st 2>/dev/null < "$g" || continue; if live "$p" "$st"; then n=$((n+1)); fi; done
 if [ "$n" -gt "$max" ]; then echo "$wf $n" >> "$d/over"; fi
 sleep $4
 rm -f "$d/lane-$wf/$id"`
