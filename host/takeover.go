@@ -2,7 +2,7 @@ package host
 
 import (
 	"context"
-
+	"runtime"
 	"time"
 
 	"baton/store"
@@ -157,6 +157,8 @@ func (w *Window) BecomeWriter() {
 	w.hub.emit(Event{Kind: "role", Role: "writer", WriterPID: w.self.PID, Epoch: tk.Epoch, Reaped: ids, TookMS: tk.TookMS})
 
 	// After the role is reported: housekeeping and the audit log, then start queued runs.
+	// Yield first so the writer event reaches subscribers before this goroutine's fsyncs.
+	runtime.Gosched()
 	cleanInstances(w.home, w.self)
 	w.auditTakeover(tk)
 	w.kick()
