@@ -33,6 +33,9 @@ const ArchiveDir = "archive"
 // DefaultKeepFinished is how many finished runs per workflow the document keeps by default.
 const DefaultKeepFinished = 50
 
+// DefaultMaxFinished is how many finished runs the document keeps in all by default.
+const DefaultMaxFinished = 500
+
 // DefaultArchiveMaxSize is the size at which an archive file is closed and the next part of
 // the month begins.
 const DefaultArchiveMaxSize = 32 << 20
@@ -47,52 +50,62 @@ const (
 // archive appends (one more fsync) happen once every slack finished runs, not on each.
 func archiveSlack(keep int) int { return max(1, keep/5) }
 
-// trimFinished removes from d the finished runs beyond keep per workflow (the oldest by
-// Seq go first) when some workflow has more than keep+slack of them, and returns them
-// sorted by Seq. It returns nil, leaving d alone, when there is nothing to move: the check
-// is one pass over d.Runs and allocates nothing for a document below the threshold.
-func trimFinished(d *Doc, keep int) []Run {
+// trimFinished removes from d the finished runs beyond keep per workflow and beyond
+// maxTotal in all (the oldest by Seq go first), once some workflow has more than
+// keep+slack of them or the document more than maxTotal+slack, and returns them sorted by
+// Seq. The total cap keeps a home with hundreds of workflows small too. It returns nil,
+// leaving d alone, when there is nothing to move: the check is one pass over d.Runs.
+func trimFinished(d *Doc, keep, maxTotal int) []Run {
 	if keep < 0 {
 		return nil
 	}
 	limit := keep + archiveSlack(keep)
-	if len(d.Runs) <= limit {
+	totalLimit := maxTotal + archiveSlack(maxTotal)
+	if len(d.Runs) <= min(limit, totalLimit) {
 		return nil
 	}
 	count := map[string]int{}
-	over := false
+	finished, over := 0, false
 	for i := range d.Runs {
 		if !d.Runs[i].Active() {
+			finished++
 			count[d.Runs[i].Workflow]++
 			over = over || count[d.Runs[i].Workflow] > limit
 		}
 	}
-	if !over {
+	if !over && finished <= totalLimit {
 		return nil
 	}
-	// For each workflow over the limit, find the Seq at and below which runs move.
-	seqs := map[string][]uint64{}
+	// Keep the newest finished runs: at most keep per workflow and maxTotal in all.
+	order := make([]int, 0, finished)
 	for i := range d.Runs {
-		r := &d.Runs[i]
-		if !r.Active() && count[r.Workflow] > limit {
-			seqs[r.Workflow] = append(seqs[r.Workflow], r.Seq)
+		if !d.Runs[i].Active() {
+			order = append(order, i)
 		}
 	}
-	cut := make(map[string]uint64, len(seqs))
-	for wf, ss := range seqs {
-		slices.Sort(ss)
-		cut[wf] = ss[len(ss)-keep-1]
+	slices.SortFunc(order, func(a, b int) int { return cmpU64(d.Runs[b].Seq, d.Runs[a].Seq) })
+	kept := map[string]int{}
+	move := make(map[int]bool)
+	total := 0
+	for _, i := range order {
+		wf := d.Runs[i].Workflow
+		if kept[wf] < keep && total < maxTotal {
+			kept[wf]++
+			total++
+		} else {
+			move[i] = true
+		}
 	}
 	var moved []Run
-	kept := make([]Run, 0, len(d.Runs))
-	for _, r := range d.Runs {
-		if c, ok := cut[r.Workflow]; ok && !r.Active() && r.Seq <= c {
+	rest := make([]Run, 0, len(d.Runs)-len(move))
+	for i, r := range d.Runs {
+		if move[i] {
 			moved = append(moved, r)
 		} else {
-			kept = append(kept, r)
+			rest = append(rest, r)
 		}
 	}
-	d.Runs = kept
+	d.Runs = rest
 	slices.SortFunc(moved, func(a, b Run) int { return cmpU64(a.Seq, b.Seq) })
 	return moved
 }

@@ -371,3 +371,38 @@ func checkHistoryOnce(t testing.TB, s *Store, ids []string) {
 		t.Errorf("history lists %d runs, want %d", len(got), len(ids))
 	}
 }
+
+// TestTrimFinishedCapsTheWholeDocument: with many workflows the per-workflow window alone
+// would keep thousands of runs; the total cap keeps the newest maxTotal, the active ones
+// always stay, and nothing moves below the slack.
+func TestTrimFinishedCapsTheWholeDocument(t *testing.T) {
+	d := &Doc{}
+	for i := 0; i < 1000; i++ {
+		st := StatusSucceeded
+		if i%100 == 0 {
+			st = StatusQueued
+		}
+		d.Runs = append(d.Runs, Run{ID: fmt.Sprintf("r%d", i+1), Seq: uint64(i + 1), Workflow: fmt.Sprintf("w%d", i%100), Status: st})
+	}
+	moved := trimFinished(d, 50, 500)
+	finished := 0
+	for _, r := range d.Runs {
+		if !r.Active() {
+			finished++
+			if r.Seq <= 1000-510 {
+				t.Fatalf("an old run %d stayed while newer ones moved", r.Seq)
+			}
+		}
+	}
+	if finished != 500 || len(moved) != 490 || len(d.Runs) != 510 {
+		t.Fatalf("finished kept %d, moved %d, runs %d; want 500, 490, 510", finished, len(moved), len(d.Runs))
+	}
+	for i := 1; i < len(moved); i++ {
+		if moved[i].Seq < moved[i-1].Seq {
+			t.Fatal("moved runs are not in Seq order")
+		}
+	}
+	if again := trimFinished(d, 50, 500); again != nil {
+		t.Fatalf("a trimmed document moved %d more runs", len(again))
+	}
+}

@@ -38,6 +38,9 @@ type Options struct {
 	// move to the archive (see Archive) in batches, once a workflow has KeepFinished/5
 	// more. 0 means DefaultKeepFinished; a negative value never archives.
 	KeepFinished int
+	// MaxFinished caps the finished runs the document keeps in all workflows together
+	// (DefaultMaxFinished when 0), so a home with many workflows stays small too.
+	MaxFinished int
 	// ArchiveMaxSize is the size at which an archive file is rotated
 	// (DefaultArchiveMaxSize when 0).
 	ArchiveMaxSize int64
@@ -48,6 +51,10 @@ type Store struct {
 	dir, path string
 	opts      Options
 	arch      *Archive
+
+	turn  chan struct{} // one token: the Update that holds it commits the queue
+	qmu   sync.Mutex    // guards queue
+	queue []*pending    // updates waiting for a commit turn
 
 	mu      sync.Mutex // guards the fields below and serialises every load and save
 	cur     *Doc       // newest good document read or written; never mutated
@@ -80,10 +87,13 @@ func New(dir string, opts Options) *Store {
 	if opts.MaxSize <= 0 {
 		opts.MaxSize = DefaultMaxSize
 	}
+	if opts.MaxFinished <= 0 {
+		opts.MaxFinished = DefaultMaxFinished
+	}
 	if opts.KeepFinished == 0 {
 		opts.KeepFinished = DefaultKeepFinished
 	}
-	return &Store{dir: dir, path: filepath.Join(dir, FileName), opts: opts, cur: emptyDoc(),
+	return &Store{dir: dir, path: filepath.Join(dir, FileName), opts: opts, cur: emptyDoc(), turn: make(chan struct{}, 1),
 		arch: NewArchive(dir, opts.ArchiveMaxSize)}
 }
 
@@ -213,50 +223,141 @@ func (s *Store) EndEpoch() {
 // Update is the only way to change the document. It refreshes from disk first if the file
 // changed, refuses if the file is unreadable or carries a higher epoch (fencing), passes a
 // private copy to fn, and saves it atomically with the next generation if fn returns nil.
-// It blocks for the save, including two fsyncs. It returns the saved document.
+// It blocks for the save, including two fsyncs, and returns the saved document.
+//
+// Concurrent calls are committed together (group commit): whoever holds the commit turn
+// applies every queued fn in order to one copy and saves once, so N writers pay for one
+// save, not N. Each fn is called exactly once; a fn that fails (or leaves the document
+// invalid) is rolled back alone and its caller gets its error; the others are saved.
 func (s *Store) Update(fn func(*Doc) error) (*Doc, error) {
+	p := &pending{fn: fn, done: make(chan struct{})}
+	s.qmu.Lock()
+	s.queue = append(s.queue, p)
+	s.qmu.Unlock()
+	select {
+	case <-p.done: // an earlier turn committed it
+	case s.turn <- struct{}{}:
+		s.qmu.Lock()
+		batch := s.queue
+		s.queue = nil
+		s.qmu.Unlock()
+		if len(batch) > 0 {
+			s.commit(batch)
+		}
+		<-s.turn
+		<-p.done
+	}
+	return p.doc, p.err
+}
+
+// pending is one Update waiting for its commit.
+type pending struct {
+	fn   func(*Doc) error
+	doc  *Doc
+	err  error
+	done chan struct{}
+	ok   bool // fn changed the document and the change is in the batch
+}
+
+// commit applies a batch of updates to one copy of the newest document and saves it once.
+func (s *Store) commit(batch []*pending) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.epoch == 0 {
-		return nil, ErrNotWriter
-	}
-	if !s.opts.UnsafeNoRefresh {
-		if err := s.loadLocked(false); err != nil {
-			return nil, err
+	// finish answers every caller: with err if it had changes in the batch (or all is
+	// set), else with its own error or the document.
+	finish := func(doc *Doc, err error, all bool) {
+		for _, p := range batch {
+			switch {
+			case err != nil && (p.ok || all):
+				p.doc, p.err = nil, err
+			case p.err == nil && p.ok:
+				p.doc = doc
+			case p.err == nil:
+				p.doc = s.cur
+			}
+			close(p.done)
 		}
 	}
-	if s.broken != nil {
-		return nil, s.broken
-	}
-	if s.cur.Epoch > s.epoch {
-		s.epoch = 0
-		return nil, fmt.Errorf("%w: disk has epoch %d, ours is lower", ErrFenced, s.cur.Epoch)
+	if err := s.writableLocked(); err != nil {
+		finish(nil, err, true)
+		return
 	}
 	doc := s.cur.Clone()
-	if err := fn(doc); err != nil {
-		if errors.Is(err, ErrNoChange) {
-			return s.cur, nil
-		}
-		return nil, err
+	changed := false
+	for _, p := range batch {
+		changed = s.apply(doc, p, len(batch) > 1) || changed
+	}
+	if !changed {
+		finish(s.cur, nil, false)
+		return
 	}
 	doc.Schema = SchemaVersion
 	doc.Generation = s.cur.Generation + 1
 	doc.Epoch = s.epoch
-	if err := doc.Validate(); err != nil {
-		return nil, err
-	}
 	if s.opts.BeforeSave != nil {
 		if err := s.opts.BeforeSave(); err != nil {
-			return nil, err
+			finish(nil, err, false)
+			return
 		}
 	}
 	s.archiveLocked(doc)
 	st, err := s.save(doc)
 	if err != nil {
-		return nil, err
+		finish(nil, err, false)
+		return
 	}
 	s.cur, s.stamp = doc, st
-	return doc, nil
+	finish(doc, nil, false)
+}
+
+// writableLocked refreshes from disk (refresh-before-write) and says why this store may
+// not write now, if it may not.
+func (s *Store) writableLocked() error {
+	if s.epoch == 0 {
+		return ErrNotWriter
+	}
+	if !s.opts.UnsafeNoRefresh {
+		if err := s.loadLocked(false); err != nil {
+			return err
+		}
+	}
+	if s.broken != nil {
+		return s.broken
+	}
+	if s.cur.Epoch > s.epoch {
+		s.epoch = 0
+		return fmt.Errorf("%w: disk has epoch %d, ours is lower", ErrFenced, s.cur.Epoch)
+	}
+	return nil
+}
+
+// apply runs one update's fn on doc and reports whether it changed doc. A fn that fails,
+// or leaves doc invalid, is undone: in a batch from a copy taken before it, alone from
+// the caller's fresh copy (the caller discards doc).
+func (s *Store) apply(doc *Doc, p *pending, batched bool) bool {
+	var before *Doc
+	if batched {
+		before = doc.Clone()
+	}
+	err := p.fn(doc)
+	if err == nil {
+		err = doc.Validate()
+	}
+	switch {
+	case err == nil:
+		p.ok = true
+		return true
+	case errors.Is(err, ErrNoChange):
+		p.err = nil
+	default:
+		p.err = err
+	}
+	if before != nil {
+		*doc = *before
+	} else {
+		*doc = *s.cur.Clone()
+	}
+	return false
 }
 
 // archiveLocked moves the finished runs beyond the recent window out of doc, after writing
@@ -264,7 +365,7 @@ func (s *Store) Update(fn func(*Doc) error) (*Doc, error) {
 // grows) and the reason is kept for ArchiveProblem; the save goes on.
 func (s *Store) archiveLocked(doc *Doc) {
 	all := doc.Runs
-	moved := trimFinished(doc, s.opts.KeepFinished)
+	moved := trimFinished(doc, s.opts.KeepFinished, s.opts.MaxFinished)
 	if len(moved) == 0 {
 		return
 	}

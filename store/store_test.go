@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,4 +306,99 @@ func TestCloneIsDeep(t *testing.T) {
 		d.Runs[0].Owner.PID != 1 || wm != "w" || d.Schedules[0].Lock.Run != "r" {
 		t.Fatal("Clone shares memory with the original")
 	}
+}
+
+func TestGroupCommitBatchesAndIsolatesFailures(t *testing.T) {
+	dir := t.TempDir()
+	checkFileValid(t, dir)
+	s := writer(t, dir)
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		_, err := s.Update(func(d *Doc) error {
+			close(entered)
+			<-release // hold the commit turn while others queue
+			return addWF("first")(d)
+		})
+		first <- err
+	}()
+	<-entered
+	type res struct {
+		name string
+		doc  *Doc
+		err  error
+	}
+	out := make(chan res, 4)
+	upd := func(name string, fn func(*Doc) error) {
+		go func() { d, err := s.Update(fn); out <- res{name, d, err} }()
+	}
+	boom := errors.New("boom")
+	upd("ok1", addWF("ok1"))
+	upd("fails", func(d *Doc) error { addWF("half-done")(d); return boom })
+	upd("invalid", func(d *Doc) error { d.Workflows = append(d.Workflows, Workflow{Name: ""}); return nil })
+	upd("ok2", addWF("ok2"))
+	// Let the four queue behind the first.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s.qmu.Lock()
+		n := len(s.queue)
+		s.qmu.Unlock()
+		if n == 4 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]res{}
+	for i := 0; i < 4; i++ {
+		r := <-out
+		got[r.name] = r
+	}
+	if !errors.Is(got["fails"].err, boom) || got["invalid"].err == nil || !strings.Contains(got["invalid"].err.Error(), "name") {
+		t.Fatalf("failing updates: %v / %v", got["fails"].err, got["invalid"].err)
+	}
+	if got["ok1"].err != nil || got["ok2"].err != nil {
+		t.Fatalf("good updates: %v %v", got["ok1"].err, got["ok2"].err)
+	}
+	final, _ := New(dir, Options{}).Reload()
+	if n := names(final); len(final.Workflows) != 3 || !strings.HasPrefix(n, "first,") || !strings.Contains(n, "ok1") || !strings.Contains(n, "ok2") {
+		t.Fatalf("disk has %q, want first,ok1,ok2 (failed updates rolled back alone)", names(final))
+	}
+	if final.Generation != 2 {
+		t.Fatalf("generation %d: the four queued updates should have been one save", final.Generation)
+	}
+	if got["ok1"].doc.Generation != 2 || len(got["ok2"].doc.Workflows) != 3 {
+		t.Fatalf("callers got %d %q", got["ok1"].doc.Generation, names(got["ok2"].doc))
+	}
+}
+
+func TestGroupCommitManyConcurrentWriters(t *testing.T) {
+	dir := t.TempDir()
+	s := writer(t, dir)
+	const n = 64
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func(i int) {
+			name := fmt.Sprintf("w%02d", i)
+			d, err := s.Update(addWF(name))
+			if err == nil && d.Workflow(name) == nil {
+				err = fmt.Errorf("%s missing from the document its Update returned", name)
+			}
+			errs <- err
+		}(i)
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, _ := New(dir, Options{}).Reload()
+	if len(d.Workflows) != n || d.Generation > n {
+		t.Fatalf("%d workflows at generation %d", len(d.Workflows), d.Generation)
+	}
+	t.Logf("%d concurrent updates took %d saves", n, d.Generation)
 }
