@@ -30,6 +30,10 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// MaxSize caps workflows.json (store.DefaultMaxSize by default).
 	MaxSize int64
+	// KeepFinished and MaxFinished bound the finished runs kept in workflows.json, per
+	// workflow and in all; older ones move to the archive (store defaults when 0;
+	// KeepFinished < 0 never archives).
+	KeepFinished, MaxFinished int
 	// NoScheduler keeps the writer from running schedules by itself (tick --once drives
 	// them one pass at a time instead).
 	NoScheduler bool
@@ -98,7 +102,8 @@ func Open(home string, opts Options) (*Window, error) {
 		return nil, err
 	}
 	w := &Window{home: abs, self: self, opts: opts, inst: inst, audit: store.NewAudit(abs)}
-	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock, UnsafeNoRefresh: opts.UnsafeSkipReread})
+	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock, UnsafeNoRefresh: opts.UnsafeSkipReread,
+		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished})
 	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	w.ctx, w.stop = context.WithCancel(context.Background())
 	if w.fsWarning = filesystemWarning(abs); w.fsWarning != "" {

@@ -73,7 +73,14 @@ func newHome(t testing.TB) string {
 // openCore opens a window core on home; writer makes it take the lock (Start) at once.
 func openCore(t *testing.T, home string) *host.Window {
 	t.Helper()
-	w, err := host.Open(home, host.Options{})
+	return openCoreWith(t, home, host.Options{})
+}
+
+// openCoreWith opens a core with options (e.g. KeepFinished: -1 to keep a big history
+// in the document).
+func openCoreWith(t *testing.T, home string, opts host.Options) *host.Window {
+	t.Helper()
+	w, err := host.Open(home, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +133,7 @@ func seedHome(t testing.TB, home string, nWF, nRuns int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := store.New(abs, store.Options{MaxSize: 1 << 30})
+	st := store.New(abs, store.Options{MaxSize: 1 << 30, KeepFinished: -1})
 	if _, err := st.Reload(); err != nil {
 		t.Fatal(err)
 	}

@@ -368,7 +368,7 @@ func TestRunsListDoesNotAllocatePerRun(t *testing.T) {
 			isolate(t)
 			home := newHome(t)
 			seedHome(t, home, 1000, n)
-			w := openCore(t, home)
+			w := openCoreWith(t, home, host.Options{KeepFinished: -1}) // the whole history in the live list
 			m, q := newUI(t, w)
 			if err := w.Start(); err != nil {
 				t.Fatal(err)
