@@ -159,6 +159,9 @@ func (w *Window) BecomeWriter() {
 	// After the role is reported: housekeeping and the audit log, then start queued runs.
 	// Yield first so the writer event reaches subscribers before this goroutine's fsyncs.
 	runtime.Gosched()
+	if err := w.st.KeepPrevious(); err != nil {
+		w.opts.Logf("%v", err)
+	}
 	cleanInstances(w.home, w.self)
 	w.auditTakeover(tk)
 	w.kick()

@@ -264,6 +264,11 @@ func (w *Window) onFileChange(doc *store.Doc, err error) {
 	w.mu.Unlock()
 	if err != nil {
 		w.opts.Logf("%v", err)
+		if w.holdsLockNow() {
+			if serr := w.st.SaveLastGood(); serr != nil {
+				w.opts.Logf("keep the last good generation: %v", serr)
+			}
+		}
 		if prevProblem == nil || prevProblem.Error() != err.Error() {
 			w.emitRole()
 		}
@@ -365,6 +370,7 @@ func (w *Window) Close() error {
 	w.mu.Unlock()
 	if wasWriter && eng != nil {
 		eng.Stop("window closed while the run was going")
+		_ = w.st.KeepPrevious()
 		_ = w.audit.Append("shutdown", map[string]any{"epoch": w.epoch(), "instance": w.self.Instance})
 	}
 	w.mu.Lock()
@@ -411,6 +417,9 @@ func (w *Window) demote(reason error) {
 	w.mu.Unlock()
 	w.st.EndEpoch()
 	w.opts.Logf("stopped writing: %v", reason)
+	if errors.Is(reason, store.ErrUnreadable) {
+		_ = w.st.SaveLastGood()
+	}
 	if eng != nil {
 		eng.Stop("this window stopped being the writer: " + reason.Error())
 	}

@@ -4,6 +4,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +19,9 @@ import (
 // FileName is the document's name inside the home folder.
 const FileName = "workflows.json"
 
-// PrevName keeps the generation before the newest save, for restoring by hand.
+// PrevName keeps a previous good generation, for restoring by hand: the one a writer
+// started or ended its term with, or the newest one a lock holder still had in memory
+// when it found workflows.json unreadable.
 const PrevName = "workflows.prev.json"
 
 // DefaultMaxSize is the default cap on the size of workflows.json.
@@ -397,13 +400,13 @@ func (s *Store) History(q HistoryQuery) (HistoryPage, error) {
 func (s *Store) Archive() *Archive { return s.arch }
 
 // save writes doc atomically and durably: a temp file in the same folder (O_EXCL, 0600),
-// write, fsync, keep the old file as PrevName, rename over, fsync the folder.
+// write, fsync, rename over, fsync the folder.
 func (s *Store) save(doc *Doc) (fileStamp, error) {
 	data, err := s.codec.encode(doc)
 	if err != nil {
 		return fileStamp{}, fmt.Errorf("encode %s: %w", s.path, err)
 	}
-	if err := WriteFileAtomic(s.path, data, s.keepPrev); err != nil {
+	if err := WriteFileAtomic(s.path, data, nil); err != nil {
 		return fileStamp{}, err
 	}
 	fi, err := os.Stat(s.path)
@@ -413,17 +416,45 @@ func (s *Store) save(doc *Doc) (fileStamp, error) {
 	return stampOf(fi), nil
 }
 
-// keepPrev hard-links the current file as PrevName, so the generation before a save can be
-// restored by hand. It is best effort and costs two metadata operations.
-func (s *Store) keepPrev() {
-	if !s.stamp.exists {
-		return
+// KeepPrevious writes a copy of the newest good document to PrevName. Only the writer
+// calls it, at the start and the end of its term, not on every save (it costs a save). It
+// is a copy, never a hard link: a link would share the inode, so an editor writing
+// workflows.json in place would spoil both.
+func (s *Store) KeepPrevious() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken != nil || s.cur.Generation == 0 {
+		return nil
 	}
-	tmp := filepath.Join(s.dir, ".prev.tmp")
-	_ = os.Remove(tmp)
-	if os.Link(s.path, tmp) == nil {
-		_ = os.Rename(tmp, filepath.Join(s.dir, PrevName))
+	return s.writePrevLocked()
+}
+
+// SaveLastGood writes the newest good document this store knows to PrevName, when the
+// file on disk is unreadable and that document is newer than what PrevName holds. The
+// lock holder calls it; workflows.json itself is never touched.
+func (s *Store) SaveLastGood() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken == nil || s.cur.Generation == 0 {
+		return nil
 	}
+	if data, err := os.ReadFile(filepath.Join(s.dir, PrevName)); err == nil {
+		if d, err := Decode(data); err == nil && d.Generation >= s.cur.Generation {
+			return nil
+		}
+	}
+	return s.writePrevLocked()
+}
+
+func (s *Store) writePrevLocked() error {
+	data, err := json.MarshalIndent(s.cur, "", "  ")
+	if err != nil {
+		return fmt.Errorf("keep the previous generation: %w", err)
+	}
+	if err := WriteFileAtomic(filepath.Join(s.dir, PrevName), append(data, '\n'), nil); err != nil {
+		return fmt.Errorf("keep the previous generation: %w", err)
+	}
+	return nil
 }
 
 // tempPrefix starts the name of every temp file a save creates.

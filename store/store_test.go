@@ -219,14 +219,43 @@ func TestPreviousGenerationKept(t *testing.T) {
 	dir := t.TempDir()
 	s := writer(t, dir)
 	s.Update(addWF("a"))
-	s.Update(addWF("b"))
-	data, err := os.ReadFile(filepath.Join(dir, PrevName))
-	if err != nil {
+	if err := s.KeepPrevious(); err != nil { // a writer term starts or ends
 		t.Fatal(err)
 	}
-	d, err := Decode(data)
-	if err != nil || d.Generation != 1 {
-		t.Fatalf("prev: gen %v err %v", d, err)
+	s.Update(addWF("b"))
+	prevGen := func() uint64 {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(dir, PrevName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Generation
+	}
+	if g := prevGen(); g != 1 {
+		t.Fatalf("prev holds generation %d, want 1 (not replaced on every save)", g)
+	}
+	// The file is broken by someone else: the lock holder keeps its newest good generation
+	// beside it, and never touches workflows.json.
+	os.WriteFile(filepath.Join(dir, FileName), []byte("garbage"), 0o600)
+	if _, err := s.Reload(); !errors.Is(err, ErrUnreadable) {
+		t.Fatal(err)
+	}
+	if err := s.SaveLastGood(); err != nil {
+		t.Fatal(err)
+	}
+	if g := prevGen(); g != 2 {
+		t.Fatalf("prev holds generation %d, want the last good 2", g)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, FileName)); string(b) != "garbage" {
+		t.Fatal("workflows.json was touched")
+	}
+	_, err := s.Reload()
+	if !strings.Contains(err.Error(), "previous good generation (2)") {
+		t.Fatalf("the error does not point at generation 2: %v", err)
 	}
 }
 
