@@ -43,14 +43,7 @@ func overlayText(m *Main) string {
 func windowOpen(m *Main) bool { return slices.Contains(m.App.Driver().AllWindows(), m.Win) }
 
 func TestClosingWriterWithRunsGoingAsksFirst(t *testing.T) {
-	isolate(t)
-	home := newHome(t)
-	w := openCore(t, home)
-	m, q := newUI(t, w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	q.waitFor(t, "writer", roleIs(m, "Writer"))
+	home, w, m, q := writerUI(t)
 	m.Win.Resize(fyne.NewSize(1000, 700))
 	closed := false
 	m.Win.SetOnClosed(func() { closed = true })

@@ -161,3 +161,17 @@ func seedHome(t testing.TB, home string, nWF, nRuns int) {
 		t.Fatal(err)
 	}
 }
+
+// writerUI opens a core on a new home with its window, and waits until it is the writer.
+func writerUI(t *testing.T) (string, *host.Window, *Main, *uiQueue) {
+	t.Helper()
+	isolate(t)
+	home := newHome(t)
+	w := openCore(t, home)
+	m, q := newUI(t, w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	q.waitFor(t, "writer", roleIs(m, "Writer"))
+	return home, w, m, q
+}

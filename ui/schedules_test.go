@@ -8,14 +8,7 @@ import (
 )
 
 func TestSchedulesEditPreviewPauseAndReadOnly(t *testing.T) {
-	isolate(t)
-	home := newHome(t)
-	w := openCore(t, home)
-	m, q := newUI(t, w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	q.waitFor(t, "writer", roleIs(m, "Writer"))
+	home, w, m, q := writerUI(t)
 	addWorkflow(t, w, "report", "true")
 	q.waitFor(t, "the workflow listed", func() bool { return m.Workflows.Length() == 1 })
 

@@ -136,14 +136,7 @@ func TestReaderTakesOverEnablesControlsAndKeepsEdit(t *testing.T) {
 }
 
 func TestValidationMessagesNextToFields(t *testing.T) {
-	isolate(t)
-	home := newHome(t)
-	w := openCore(t, home)
-	m, q := newUI(t, w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	q.waitFor(t, "writer", roleIs(m, "Writer"))
+	_, w, m, q := writerUI(t)
 	addWorkflow(t, w, "taken", "true")
 
 	m.NewWorkflow()
@@ -213,14 +206,7 @@ func TestValidationMessagesNextToFields(t *testing.T) {
 }
 
 func TestRunViewFollowsEvents(t *testing.T) {
-	isolate(t)
-	home := newHome(t)
-	w := openCore(t, home)
-	m, q := newUI(t, w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	q.waitFor(t, "writer", roleIs(m, "Writer"))
+	_, w, m, q := writerUI(t)
 	addWorkflow(t, w, "noisy", "sh", "-c", "echo hello-from-step; sleep 0.5; echo second-line; exit 3")
 	q.waitFor(t, "the workflow listed", func() bool { return m.Workflows.Length() == 1 })
 	m.OpenWorkflow("noisy")
@@ -252,14 +238,7 @@ func TestRunViewFollowsEvents(t *testing.T) {
 }
 
 func TestCancelAndDeleteWithConfirmation(t *testing.T) {
-	isolate(t)
-	home := newHome(t)
-	w := openCore(t, home)
-	m, q := newUI(t, w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	q.waitFor(t, "writer", roleIs(m, "Writer"))
+	_, w, m, q := writerUI(t)
 	addWorkflow(t, w, "long", "sleep", "300")
 	q.waitFor(t, "the workflow listed", func() bool { return m.Workflows.Length() == 1 })
 	m.OpenWorkflow("long")
@@ -285,14 +264,7 @@ func TestCancelAndDeleteWithConfirmation(t *testing.T) {
 }
 
 func TestStepsReorderAndDuplicate(t *testing.T) {
-	isolate(t)
-	home := newHome(t)
-	w := openCore(t, home)
-	m, q := newUI(t, w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	q.waitFor(t, "writer", roleIs(m, "Writer"))
+	_, w, m, q := writerUI(t)
 	if _, err := w.AddWorkflow(store.Workflow{Name: "two", Steps: []store.Step{{Name: "a", Argv: []string{"true"}}, {Name: "b", Argv: []string{"false"}}}}); err != nil {
 		t.Fatal(err)
 	}
