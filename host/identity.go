@@ -44,12 +44,25 @@ func lockInstance(home string, self store.Owner) (*flock.Flock, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
-	fl := flock.New(filepath.Join(dir, self.Instance+".lock"), flock.SetPermissions(0o600))
+	// The file is locked under a temp name and only then renamed into place, so a file at
+	// instances/<id>.lock is locked from the moment it exists: "no file" and "a free lock"
+	// both mean that window is gone, with no window of doubt while it starts.
+	tmp := filepath.Join(dir, "."+self.Instance+".tmp")
+	fl := flock.New(tmp, flock.SetPermissions(0o600))
 	ok, err := fl.TryLock()
 	if err != nil || !ok {
-		return nil, fmt.Errorf("lock own instance file %s: %v", fl.Path(), err)
+		return nil, fmt.Errorf("lock own instance file %s: %v", tmp, err)
+	}
+	if err := os.Rename(tmp, instancePath(home, self.Instance)); err != nil {
+		_ = fl.Close()
+		_ = os.Remove(tmp)
+		return nil, fmt.Errorf("lock own instance file: %w", err)
 	}
 	return fl, nil
+}
+
+func instancePath(home, id string) string {
+	return filepath.Join(home, InstancesDir, id+".lock")
 }
 
 // ownerAlive decides from evidence whether window o is alive: its instance lock is held
@@ -59,13 +72,11 @@ func ownerAlive(home string, self store.Owner, o store.Owner) (bool, string) {
 	if o.Instance == self.Instance {
 		return true, "this window"
 	}
-	path := filepath.Join(home, InstancesDir, o.Instance+".lock")
-	procAlive := o.Boot == self.Boot && workflow.Alive(o.PID, o.Start)
+	path := instancePath(home, o.Instance)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || o.Instance == "" {
-		if procAlive {
-			return true, fmt.Sprintf("no instance lock, but pid %d is alive with the same start time", o.PID)
-		}
-		return false, fmt.Sprintf("no instance lock and pid %d is gone or reused", o.PID)
+		// Instance files exist locked from birth and are removed only once free: no file
+		// means the window is gone (or this identity was retired after losing the lock).
+		return false, fmt.Sprintf("no instance lock for pid %d: that window is gone", o.PID)
 	}
 	fl := flock.New(path, flock.SetFlag(os.O_RDONLY))
 	ok, err := fl.TryLock()
@@ -83,8 +94,8 @@ func ownerAlive(home string, self store.Owner, o store.Owner) (bool, string) {
 	}
 	_ = fl.Close()
 	state := "gone"
-	if procAlive {
-		state = "alive but closing"
+	if o.Boot == self.Boot && workflow.Alive(o.PID, o.Start) {
+		state = "alive, but that identity ended (closing, or retired after losing the lock)"
 	}
 	return false, fmt.Sprintf("instance lock of pid %d is free; pid %d is %s", o.PID, o.PID, state)
 }
@@ -94,10 +105,12 @@ func cleanInstances(home string, self store.Owner) {
 	dir := filepath.Join(home, InstancesDir)
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".lock") || e.Name() == self.Instance+".lock" {
+		name := e.Name()
+		stale := strings.HasSuffix(name, ".lock") || (strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp"))
+		if !stale || name == self.Instance+".lock" {
 			continue
 		}
-		fl := flock.New(filepath.Join(dir, e.Name()), flock.SetFlag(os.O_RDONLY))
+		fl := flock.New(filepath.Join(dir, name), flock.SetFlag(os.O_RDONLY))
 		if ok, err := fl.TryLock(); err == nil && ok {
 			_ = os.Remove(fl.Path())
 			_ = fl.Close()

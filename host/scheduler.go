@@ -15,9 +15,10 @@ import (
 const maxSchedulerSleep = time.Second
 
 // scheduler runs the schedules for one writer term; it ends with the term (ctx).
-func (w *Window) scheduler(ctx context.Context, eng *workflow.Engine, wake <-chan struct{}) {
+func (w *Window) scheduler(ctx context.Context, eng *workflow.Engine, wake <-chan struct{}, self store.Owner) {
 	for {
-		next := w.schedulePass(ctx, eng)
+		w.reapForeign(ctx, self)
+		next := w.schedulePass(ctx, eng, self)
 		d := time.Until(next)
 		if d > maxSchedulerSleep {
 			d = maxSchedulerSleep
@@ -53,13 +54,13 @@ func (w *Window) wakeScheduler() {
 // schedulePass handles what is due now in one save, records the decisions in the audit
 // log, cancels what must be cancelled, starts what was created, and returns when to look
 // again.
-func (w *Window) schedulePass(ctx context.Context, eng *workflow.Engine) time.Time {
+func (w *Window) schedulePass(ctx context.Context, eng *workflow.Engine, self store.Owner) time.Time {
 	now := w.opts.Now()
 	var decs []workflow.Decision
 	next := now.Add(maxSchedulerSleep)
 	_, err := w.engineUpdate(ctx)(func(d *store.Doc) error {
 		before := scheduleState(d)
-		decs = workflow.Tick(d, now, w.self)
+		decs = workflow.Tick(d, now, self)
 		decs = append(decs, workflow.Overruns(d, now)...)
 		next = nextWake(d, now)
 		if len(decs) == 0 && reflect.DeepEqual(before, scheduleState(d)) {

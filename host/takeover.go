@@ -59,7 +59,8 @@ func (w *Window) BecomeWriter() {
 	w.mu.Unlock()
 	w.emitRole()
 	t0 := time.Now()
-	tk := Takeover{NewOwner: w.self}
+	self := w.Self() // this window's identity for the whole term
+	tk := Takeover{NewOwner: self}
 	mark := t0
 	step := func(name string) {
 		now := time.Now()
@@ -81,16 +82,7 @@ func (w *Window) BecomeWriter() {
 	tk.Epoch = w.st.BeginEpoch()
 	step("3.epoch")
 
-	alive := func(o store.Owner) (bool, string) { return ownerAlive(w.home, w.self, o) }
-	tk.Reaped = workflow.FindOrphans(doc, alive)
-	for _, o := range tk.Reaped {
-		if r := doc.Run(o.Run); r != nil {
-			if _, gone := workflow.KillRun(w.home, r, 2*time.Second); !gone {
-				w.opts.Logf("reap %s: processes of the run survive SIGKILL", o.Run)
-			}
-		}
-		store.Failpoint("takeover.mid-reap")
-	}
+	tk.Reaped = w.killOrphans(doc, self)
 	// Stale temp files of a crashed save go now, while nothing of ours writes: once writes
 	// are enabled a save of this window may have its own temp file in the folder.
 	tk.Cleaned = store.CleanTemps(w.home)
@@ -98,7 +90,7 @@ func (w *Window) BecomeWriter() {
 	step("4.reap")
 	store.Failpoint("takeover.before-save")
 
-	me := w.self
+	me := self
 	me.Since = w.opts.Now().UTC()
 	saved, err := w.st.Update(func(d *store.Doc) error {
 		d.Writer = &me
@@ -112,11 +104,11 @@ func (w *Window) BecomeWriter() {
 	step("5.save")
 
 	ctx, cancel := context.WithCancel(w.ctx)
-	eng := workflow.NewEngine(ctx, w.engineUpdate(ctx), w.self, w.home, w.opts.Now)
+	eng := workflow.NewEngine(ctx, w.engineUpdate(ctx), self, w.home, w.opts.Now)
 	eng.EnvFor = func(d *store.Doc, r *store.Run) map[string]string { return workflow.ScheduleEnv(w.home, d, r) }
 	eng.OnFinish = func(d *store.Doc, r *store.Run, out workflow.RunOutput) {
 		if r.Schedule != "" {
-			workflow.ScheduleFinished(d, r, out, w.opts.Now(), w.self)
+			workflow.ScheduleFinished(d, r, out, w.opts.Now(), self)
 		}
 	}
 	wake, ready := make(chan struct{}, 1), make(chan struct{})
@@ -124,7 +116,7 @@ func (w *Window) BecomeWriter() {
 		go func() {
 			select { // writes wait for step 7
 			case <-ready:
-				w.scheduler(ctx, eng, wake)
+				w.scheduler(ctx, eng, wake, self)
 			case <-ctx.Done():
 			}
 		}()
@@ -154,7 +146,7 @@ func (w *Window) BecomeWriter() {
 	for _, o := range tk.Reaped {
 		ids = append(ids, o.Run)
 	}
-	w.hub.emit(Event{Kind: "role", Role: "writer", WriterPID: w.self.PID, Epoch: tk.Epoch, Reaped: ids, TookMS: tk.TookMS})
+	w.hub.emit(Event{Kind: "role", Role: "writer", WriterPID: self.PID, Epoch: tk.Epoch, Reaped: ids, TookMS: tk.TookMS})
 
 	// After the role is reported: housekeeping and the audit log, then start queued runs.
 	// Yield first so the writer event reaches subscribers before this goroutine's fsyncs.
@@ -162,7 +154,7 @@ func (w *Window) BecomeWriter() {
 	if err := w.st.KeepPrevious(); err != nil {
 		w.opts.Logf("%v", err)
 	}
-	cleanInstances(w.home, w.self)
+	cleanInstances(w.home, self)
 	w.auditTakeover(tk)
 	w.kick()
 }
@@ -197,14 +189,68 @@ func (w *Window) auditTakeover(tk Takeover) {
 		data["old_owner"] = *tk.OldOwner
 	}
 	_ = w.audit.Append("takeover", data)
-	for _, r := range tk.reclaims {
-		r["epoch"] = tk.Epoch
+	w.auditReap(tk.Reaped, tk.reclaims, tk.Epoch)
+}
+
+// killOrphans finds the running runs of doc whose owners are dead (by evidence: their
+// instance lock is free, or their process is gone or exiting) and kills what they left
+// running: the recorded process group and every process with the run's marker. It
+// returns what the reaper decided; the caller records it with workflow.ApplyReap.
+func (w *Window) killOrphans(doc *store.Doc, self store.Owner) []workflow.Orphan {
+	alive := func(o store.Owner) (bool, string) { return ownerAlive(w.home, self, o) }
+	orphans := workflow.FindOrphans(doc, alive)
+	for _, o := range orphans {
+		if r := doc.Run(o.Run); r != nil {
+			if _, gone := workflow.KillRun(w.home, r, 2*time.Second); !gone {
+				w.opts.Logf("reap %s: processes of the run survive SIGKILL", o.Run)
+			}
+		}
+		store.Failpoint("takeover.mid-reap")
+	}
+	return orphans
+}
+
+func (w *Window) auditReap(reaped []workflow.Orphan, reclaims []map[string]any, epoch uint64) {
+	for _, r := range reclaims {
+		r["epoch"] = epoch
 		_ = w.audit.Append("reclaim", r)
 	}
-	for _, o := range tk.Reaped {
+	for _, o := range reaped {
 		_ = w.audit.Append("reap", map[string]any{"run": o.Run, "workflow": o.Workflow,
-			"owner_pid": o.OwnerPID, "action": o.Action, "evidence": o.Evidence, "epoch": tk.Epoch})
+			"owner_pid": o.OwnerPID, "action": o.Action, "evidence": o.Evidence, "epoch": epoch})
 	}
+}
+
+// reapForeign is the writer's standing reaper, run by its scheduler loop: a running run
+// owned by another window can appear only if that window wrote beside this one (a
+// state.lock removed by hand) or was fenced; once its owner is dead or has retired that
+// identity, the run is reaped like at a takeover, so no lane stays wedged. It costs one
+// pass over the runs when there is nothing to do.
+func (w *Window) reapForeign(ctx context.Context, self store.Owner) {
+	doc := w.Snapshot()
+	foreign := false
+	for i := range doc.Runs {
+		r := &doc.Runs[i]
+		foreign = foreign || (r.Status == store.StatusRunning && (r.Owner == nil || r.Owner.Instance != self.Instance))
+	}
+	if !foreign {
+		return
+	}
+	orphans := w.killOrphans(doc, self)
+	if len(orphans) == 0 {
+		return
+	}
+	reclaims := scheduleLocksOf(doc, orphans)
+	saved, err := w.engineUpdate(ctx)(func(d *store.Doc) error {
+		workflow.ApplyReap(d, orphans, w.opts.Now())
+		return nil
+	})
+	if err != nil {
+		w.opts.Logf("reap: %v", err)
+		return
+	}
+	w.auditReap(orphans, reclaims, saved.Epoch)
+	w.kick()
 }
 
 // engineUpdate is the executor's way to save: allowed while this writer term lasts.
@@ -219,10 +265,13 @@ func (w *Window) engineUpdate(ctx context.Context) workflow.Updater {
 
 // save runs store.Update, publishes the result and drops the writer role when fenced.
 func (w *Window) save(fn func(*store.Doc) error) (*store.Doc, error) {
+	w.mu.Lock()
+	term := w.writerCtx
+	w.mu.Unlock()
 	doc, err := w.st.Update(fn)
 	if err != nil {
 		if isFatalToWriter(err) {
-			go w.demote(err)
+			go w.demote(term, err)
 		}
 		return nil, err
 	}

@@ -39,8 +39,9 @@ func TickOnce(home string, opts Options, out io.Writer) int {
 	w.mu.Lock()
 	eng, ctx := w.engine, w.writerCtx
 	w.mu.Unlock()
+	self := w.Self()
 	for i := 0; i < 10000; i++ {
-		w.schedulePass(ctx, eng)
+		w.schedulePass(ctx, eng, self)
 		w.kick()
 		for len(eng.Live()) > 0 {
 			time.Sleep(5 * time.Millisecond)
@@ -52,7 +53,7 @@ func TickOnce(home string, opts Options, out io.Writer) int {
 	var failed []string
 	ran := 0
 	for _, r := range w.Snapshot().Runs {
-		if r.Owner == nil || r.Owner.Instance != w.self.Instance {
+		if r.Owner == nil || r.Owner.Instance != self.Instance {
 			continue
 		}
 		ran++

@@ -119,7 +119,11 @@ func Open(home string, opts Options) (*Window, error) {
 func (w *Window) Home() string { return w.home }
 
 // Self returns this window's identity.
-func (w *Window) Self() store.Owner { return w.self }
+func (w *Window) Self() store.Owner {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.self
+}
 
 // Subscribe returns a subscription to this window's events. Subscribe before Start to see
 // the first role event. Close the Sub when done; it is closed by Close of the window.
@@ -249,7 +253,6 @@ func (w *Window) checkLock() error {
 	w.mu.Unlock()
 	var b syscall.Stat_t
 	if err := syscall.Stat(w.lock.Path(), &b); err != nil || a.Ino != b.Ino || a.Dev != b.Dev || b.Nlink == 0 {
-		go w.demote(ErrLockLost)
 		return fmt.Errorf("%w: %s", ErrLockLost, w.lock.Path())
 	}
 	return nil
@@ -371,7 +374,7 @@ func (w *Window) Close() error {
 	if wasWriter && eng != nil {
 		eng.Stop("window closed while the run was going")
 		_ = w.st.KeepPrevious()
-		_ = w.audit.Append("shutdown", map[string]any{"epoch": w.epoch(), "instance": w.self.Instance})
+		_ = w.audit.Append("shutdown", map[string]any{"epoch": w.epoch(), "instance": w.Self().Instance})
 	}
 	w.mu.Lock()
 	w.role = RoleClosed
@@ -388,7 +391,10 @@ func (w *Window) Close() error {
 	w.stop()
 	w.hub.emit(Event{Kind: "role", Role: "closed"})
 	w.hub.finishAll()
-	return w.inst.Close()
+	w.mu.Lock()
+	inst := w.inst
+	w.mu.Unlock()
+	return inst.Close()
 }
 
 func (w *Window) epoch() uint64 {
@@ -399,19 +405,18 @@ func (w *Window) epoch() uint64 {
 // demote drops the writer role after fencing or a lost lock: nothing more is written by
 // this window; its running steps are killed (the next writer reaps their runs), and the
 // window goes back to waiting for the lock.
-func (w *Window) demote(reason error) {
+func (w *Window) demote(term context.Context, reason error) {
 	w.mu.Lock()
-	if w.role != RoleWriter && w.role != RolePromoting {
+	if w.role != RoleWriter || term == nil || w.writerCtx != term {
 		w.mu.Unlock()
-		return
+		return // that writer term already ended; never demote a later one
 	}
 	w.role = RoleReader
 	w.problem = reason
 	eng := w.engine
 	w.engine = nil
-	if w.writerCancel != nil {
-		w.writerCancel()
-	}
+	w.writerCancel()
+	w.writerCtx, w.writerCancel = nil, nil
 	held := w.holdsLock
 	w.holdsLock = false
 	w.mu.Unlock()
@@ -423,11 +428,37 @@ func (w *Window) demote(reason error) {
 	if eng != nil {
 		eng.Stop("this window stopped being the writer: " + reason.Error())
 	}
+	w.retireIdentity() // before the lock goes, so the next writer finds the old identity dead
 	if held {
 		_ = w.lock.Unlock()
 	}
 	w.emitRole()
-	if !errors.Is(reason, ErrLockLost) {
-		w.waitForLock()
+	w.waitForLock() // a replaced state.lock is noticed when the lock is won (gotLock)
+}
+
+// retireIdentity gives a window that stopped being the writer a new identity and releases
+// the old instance lock. The runs the old identity owned can no longer be recorded by
+// this window (its engine stopped and killed their processes), so the old lock being free
+// is true evidence for the next writer's reaper: without it those runs would hold their
+// lanes until this window exits.
+func (w *Window) retireIdentity() {
+	self, err := newIdentity()
+	if err == nil {
+		var inst *flock.Flock
+		if inst, err = lockInstance(w.home, self); err == nil {
+			w.mu.Lock()
+			if w.role == RoleClosed { // Close came first: it released the identity
+				w.mu.Unlock()
+				_ = os.Remove(instancePath(w.home, self.Instance))
+				_ = inst.Close()
+				return
+			}
+			old := w.inst
+			w.self, w.inst = self, inst
+			w.mu.Unlock()
+			_ = old.Close()
+			return
+		}
 	}
+	w.opts.Logf("cannot retire this window's identity (its old runs wait for it to exit): %v", err)
 }

@@ -139,6 +139,7 @@ func TestUnsafeHomeRefused(t *testing.T) {
 func TestLockFileReplacedStopsWriting(t *testing.T) {
 	home := t.TempDir()
 	w := openStarted(t, home)
+	before := w.Self().Instance
 	lock := filepath.Join(home, LockName)
 	os.Remove(lock)
 	os.WriteFile(lock, nil, 0o600)
@@ -146,8 +147,75 @@ func TestLockFileReplacedStopsWriting(t *testing.T) {
 	if !errors.Is(err, ErrLockLost) {
 		t.Fatalf("write with a replaced lock: %v", err)
 	}
-	waitRole(t, w, RoleReader)
 	if d, _ := store.New(home, store.Options{}).Reload(); d.Workflow("x") != nil {
 		t.Fatal("write reached the disk with a replaced lock")
+	}
+	// The window stops writing, takes a new identity and waits on the new file; with
+	// nobody else there it becomes the writer again, through a new takeover.
+	deadline := time.Now().Add(5 * time.Second)
+	for (w.Role() != RoleWriter || w.Self().Instance == before) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if w.Self().Instance == before || w.Role() != RoleWriter || w.Snapshot().Epoch != 2 {
+		t.Fatalf("after losing the lock: role %v, epoch %d, same identity %v", w.Role(), w.Snapshot().Epoch, w.Self().Instance == before)
+	}
+}
+
+// TestLockLostRunsAreReapedNotWedged: a writer whose state.lock was replaced stops writing
+// and kills its steps; it retires its identity, so the next writer reaps its runs (with
+// evidence) and the lane is free again, although the old window is still alive.
+func TestLockLostRunsAreReapedNotWedged(t *testing.T) {
+	home := t.TempDir()
+	a := openStarted(t, home)
+	if _, err := a.AddWorkflow(store.Workflow{Name: "slow", MaxConcurrent: 1, Steps: []store.Step{{Argv: []string{"sleep", "30"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	run, _, err := a.StartRun("slow", "")
+	if err != nil || run.Status != store.StatusRunning {
+		t.Fatalf("start: %+v %v", run, err)
+	}
+	oldInstance := a.Self().Instance
+	b := openStarted(t, home)
+	lock := filepath.Join(home, LockName)
+	os.Remove(lock)
+	os.WriteFile(lock, nil, 0o600)
+	// a refuses: by its lock check, or, if b already took over on the new file and a's
+	// scheduler met b's higher epoch, because it was fenced to read-only.
+	if _, err := a.AddWorkflow(store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}}); !errors.Is(err, ErrLockLost) && !errors.Is(err, ErrReadOnly) && !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("write with a replaced lock: %v", err)
+	}
+	// a retires the identity that owns the run and waits on the new file like b: either
+	// may win it. Whoever writes reaps the run (at its takeover, or with its standing
+	// reaper if it took over while a still looked alive) and the lane is free again.
+	var writer *Window
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if a.Self().Instance != oldInstance {
+			if r := a.Snapshot().Run(run.ID); a.Role() == RoleWriter && r.Status != store.StatusRunning {
+				writer = a
+			}
+		}
+		if r := b.Snapshot().Run(run.ID); b.Role() == RoleWriter && r.Status != store.StatusRunning {
+			writer = b
+		}
+		if writer != nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if writer == nil {
+		t.Fatalf("no writer reaped the run: a %v (retired %v) %s, b %v %s", a.Role(), a.Self().Instance != oldInstance,
+			a.Snapshot().Run(run.ID).Status, b.Role(), b.Snapshot().Run(run.ID).Status)
+	}
+	if a.Role() == RoleWriter && b.Role() == RoleWriter {
+		t.Fatal("two writers")
+	}
+	r := writer.Snapshot().Run(run.ID)
+	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "instance lock") {
+		t.Fatalf("run of the demoted writer: %s %q", r.Status, r.Error)
+	}
+	next, _, err := writer.StartRun("slow", "")
+	if err != nil || next.Status != store.StatusRunning {
+		t.Fatalf("the lane is wedged: %+v %v", next, err)
 	}
 }
