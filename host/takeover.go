@@ -54,6 +54,8 @@ func (w *Window) BecomeWriter() {
 	if !w.setRole(RolePromoting) {
 		return
 	}
+	w.termWG.Add(1) // Close waits for the takeover, its housekeeping included
+	defer w.termWG.Done()
 	w.mu.Lock()
 	w.roleKnown = true
 	w.mu.Unlock()
@@ -113,7 +115,9 @@ func (w *Window) BecomeWriter() {
 	}
 	wake, ready := make(chan struct{}, 1), make(chan struct{})
 	if !w.opts.NoScheduler {
+		w.termWG.Add(1)
 		go func() {
+			defer w.termWG.Done()
 			select { // writes wait for step 7
 			case <-ready:
 				w.scheduler(ctx, eng, wake, self)
@@ -271,7 +275,8 @@ func (w *Window) save(fn func(*store.Doc) error) (*store.Doc, error) {
 	doc, err := w.st.Update(fn)
 	if err != nil {
 		if isFatalToWriter(err) {
-			go w.demote(term, err)
+			w.termWG.Add(1)
+			go func() { defer w.termWG.Done(); w.demote(term, err) }()
 		}
 		return nil, err
 	}

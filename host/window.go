@@ -75,6 +75,8 @@ type Window struct {
 	roleKnown    bool   // the first role event was sent
 	fsWarning    string // set by Open when the home is on a network filesystem; never changes
 
+	termWG sync.WaitGroup // the goroutines of writer terms: takeover, scheduler, demote
+
 	pubMu     sync.Mutex // serialises publish; guards published
 	published *store.Doc
 }
@@ -384,6 +386,7 @@ func (w *Window) Close() error {
 		w.writerCancel()
 	}
 	w.mu.Unlock()
+	w.termWG.Wait() // nothing of a writer term touches the home once Close returns
 	w.st.EndEpoch()
 	if held && !waiting {
 		_ = w.lock.Close()
