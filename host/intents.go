@@ -52,7 +52,7 @@ func (w *Window) Snapshot() *store.Doc {
 // update applies an intent: only a writer whose takeover finished may write.
 func (w *Window) update(fn func(*store.Doc) error) (*store.Doc, error) {
 	w.mu.Lock()
-	role, problem := w.role, w.problem
+	role, problem, term := w.role, w.problem, w.writerCtx
 	w.mu.Unlock()
 	if role == RoleClosed {
 		return nil, ErrClosed
@@ -64,7 +64,7 @@ func (w *Window) update(fn func(*store.Doc) error) (*store.Doc, error) {
 		}
 		return nil, e
 	}
-	return w.save(fn)
+	return w.save(term, fn)
 }
 
 func (w *Window) holdsLockNow() bool {
@@ -117,7 +117,8 @@ func (w *Window) StartRun(name, task string) (store.Run, uint64, error) {
 // CancelRun cancels a queued or running run. A running run is stopped (its process group
 // killed) and recorded cancelled by the executor before CancelRun returns.
 func (w *Window) CancelRun(id string) (uint64, error) {
-	var running bool
+	var running, ours bool
+	self := w.Self()
 	d, err := w.update(func(d *store.Doc) error {
 		r := d.Run(id)
 		switch {
@@ -128,6 +129,7 @@ func (w *Window) CancelRun(id string) (uint64, error) {
 			workflow.ReleaseScheduleLock(d, id)
 		case r.Status == store.StatusRunning:
 			running = true
+			ours = r.Owner != nil && r.Owner.Instance == self.Instance
 			if r.CancelRequested {
 				return store.ErrNoChange
 			}
@@ -143,11 +145,16 @@ func (w *Window) CancelRun(id string) (uint64, error) {
 	w.mu.Lock()
 	eng := w.engine
 	w.mu.Unlock()
-	if eng == nil || !eng.Cancel(id, "cancelled by request") {
+	// A run claimed in the same commit may not be registered with the engine yet; its
+	// executor then sees cancel_requested at its first save and stops it.
+	if eng == nil || (!eng.Cancel(id, "cancelled by request") && !ours) {
 		return gen(d), fmt.Errorf("%w: run %s is not executed by this window", workflow.ErrConflict, id)
 	}
 	// Wait until the executor recorded it.
-	for i := 0; i < 1000 && eng.Owns(id); i++ {
+	for i := 0; i < 1000; i++ {
+		if r := w.Snapshot().Run(id); r == nil || r.Status != store.StatusRunning {
+			break
+		}
 		sleepMS(5)
 	}
 	return w.Snapshot().Generation, nil

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"time"
 
@@ -51,11 +52,10 @@ type StepTiming struct {
 // If the file is unreadable the window keeps the lock, stays read-only and says why; it
 // tries again when the file changes.
 func (w *Window) BecomeWriter() {
-	if !w.setRole(RolePromoting) {
+	if !w.beginTakeover() {
 		return
 	}
-	w.termWG.Add(1) // Close waits for the takeover, its housekeeping included
-	defer w.termWG.Done()
+	defer w.termWG.Done() // Close waits for the takeover, its housekeeping included
 	w.mu.Lock()
 	w.roleKnown = true
 	w.mu.Unlock()
@@ -174,16 +174,26 @@ func (w *Window) reread() (*store.Doc, error) {
 // failTakeover leaves the window read-only, holding the lock, and says why.
 func (w *Window) failTakeover(err error) {
 	w.st.EndEpoch()
+	keep := errors.Is(err, store.ErrUnreadable) // the file must be fixed; retried when it changes
 	w.mu.Lock()
 	w.problem = err
 	if w.role == RolePromoting {
 		w.role = RoleReader
 	}
+	held := w.holdsLock && !keep
+	if held {
+		w.holdsLock = false
+	}
 	w.mu.Unlock()
 	w.opts.Logf("cannot take over: %v", err)
 	w.emitRole()
+	if held {
+		// Any other failure (a full disk, an I/O error, a lock file replaced under us)
+		// must not leave the home without a writer: let the lock go and try again later.
+		_ = w.lock.Unlock()
+		time.AfterFunc(time.Second, w.waitForLock)
+	}
 }
-
 func (w *Window) auditTakeover(tk Takeover) {
 	data := map[string]any{
 		"epoch": tk.Epoch, "new_owner": tk.NewOwner, "reaped": tk.Reaped,
@@ -263,16 +273,20 @@ func (w *Window) engineUpdate(ctx context.Context) workflow.Updater {
 		if ctx.Err() != nil {
 			return nil, &ReadOnlyError{Role: w.Role(), WriterPID: w.writerPID()}
 		}
-		return w.save(fn)
+		return w.save(ctx, fn)
 	}
 }
 
 // save runs store.Update, publishes the result and drops the writer role when fenced.
-func (w *Window) save(fn func(*store.Doc) error) (*store.Doc, error) {
-	w.mu.Lock()
-	term := w.writerCtx
-	w.mu.Unlock()
-	doc, err := w.st.Update(fn)
+func (w *Window) save(term context.Context, fn func(*store.Doc) error) (*store.Doc, error) {
+	doc, err := w.st.Update(func(d *store.Doc) error {
+		// Checked inside the commit, so a goroutine of an ended term can never write in a
+		// later one, however it was scheduled.
+		if term == nil || term.Err() != nil { // no locks here: this runs under the store's
+			return &ReadOnlyError{Role: RoleReader, Problem: "this window's writer term ended"}
+		}
+		return fn(d)
+	})
 	if err != nil {
 		if isFatalToWriter(err) {
 			w.termWG.Add(1)

@@ -217,6 +217,11 @@ func (w *Window) gotLock() {
 		return
 	}
 	w.mu.Lock()
+	if w.role == RoleClosed { // Close ran while the lock was being won: let it go
+		w.mu.Unlock()
+		_ = w.lock.Close()
+		return
+	}
 	w.holdsLock = true
 	w.lockID = held
 	w.mu.Unlock()
@@ -297,6 +302,19 @@ func (w *Window) Role() Role {
 	return w.role
 }
 
+// beginTakeover moves to promoting and registers the takeover with termWG in the same
+// critical section, so a Close that comes after always waits for it.
+func (w *Window) beginTakeover() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !canMove(w.role, RolePromoting) {
+		return false
+	}
+	w.role = RolePromoting
+	w.termWG.Add(1)
+	return true
+}
+
 // setRole moves the state machine; an illegal move is a bug and is refused. A move to the
 // role the window already has is refused too: two callers racing into BecomeWriter (the
 // lock watcher and a reload retry) must not both get through.
@@ -330,8 +348,8 @@ func (w *Window) publish(doc *store.Doc) {
 	w.pubMu.Lock()
 	defer w.pubMu.Unlock()
 	old := w.published
-	if old == doc || (old != nil && old.Generation == doc.Generation && old.Epoch == doc.Epoch) {
-		return
+	if old == doc || (old != nil && (doc.Epoch < old.Epoch || (doc.Epoch == old.Epoch && doc.Generation <= old.Generation))) {
+		return // never publish an older view after a newer one (callers of one commit race)
 	}
 	w.published = doc
 	var evs []Event

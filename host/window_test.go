@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"baton/store"
 )
 
@@ -217,5 +219,58 @@ func TestLockLostRunsAreReapedNotWedged(t *testing.T) {
 	next, _, err := writer.StartRun("slow", "")
 	if err != nil || next.Status != store.StatusRunning {
 		t.Fatalf("the lane is wedged: %+v %v", next, err)
+	}
+}
+
+// TestFailedTakeoverLetsTheLockGo: a takeover that fails for any reason but an unreadable
+// file (a full disk, an I/O error) must not keep state.lock, or the home has no writer.
+func TestFailedTakeoverLetsTheLockGo(t *testing.T) {
+	home := t.TempDir()
+	w, err := Open(home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	if ok, err := w.lock.TryLock(); !ok || err != nil {
+		t.Fatal("cannot take the lock", err)
+	}
+	w.mu.Lock()
+	w.holdsLock, w.role = true, RolePromoting
+	w.mu.Unlock()
+	w.failTakeover(errors.New("save: no space left on device"))
+	other := flock.New(filepath.Join(home, LockName))
+	if ok, _ := other.TryLock(); !ok {
+		t.Fatal("the failed takeover kept state.lock: the home has no writer")
+	}
+	other.Close()
+	waitRole(t, w, RoleWriter) // it tries again by itself
+}
+
+// TestPublishNeverGoesBack: callers of one commit may publish after a later commit did;
+// an older view is never published after a newer one.
+func TestPublishNeverGoesBack(t *testing.T) {
+	w, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	sub := w.Subscribe()
+	newer := &store.Doc{Generation: 6, Epoch: 2, Runs: []store.Run{{ID: "r1", Status: store.StatusSucceeded}}}
+	older := &store.Doc{Generation: 5, Epoch: 2, Runs: []store.Run{{ID: "r1", Status: store.StatusRunning}}}
+	w.publish(newer)
+	w.publish(older)
+	w.publish(&store.Doc{Generation: 7, Epoch: 2, Runs: newer.Runs})
+	var gens []uint64
+	for len(gens) < 2 {
+		e := <-sub.C
+		if e.Kind == "changed" {
+			gens = append(gens, e.Generation)
+		}
+		if e.Kind == "run" && e.Status == store.StatusRunning {
+			t.Fatal("a run went back to running")
+		}
+	}
+	if gens[0] != 6 || gens[1] != 7 {
+		t.Fatalf("changed events %v, want [6 7]", gens)
 	}
 }

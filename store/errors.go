@@ -27,6 +27,9 @@ var (
 	// ErrNoChange may be returned by the function passed to Update to say that nothing
 	// changed: Update then saves nothing and returns the current document and no error.
 	ErrNoChange = errors.New("no change")
+	// ErrNotDurable is returned (wrapped) by Update when the new file is in place but the
+	// folder fsync failed: the change is visible but may not survive a crash.
+	ErrNotDurable = errors.New("saved, but not confirmed durable")
 	// ErrInvalid is returned (wrapped) when a document fails validation.
 	ErrInvalid = errors.New("invalid document")
 )

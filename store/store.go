@@ -305,6 +305,14 @@ func (s *Store) commit(batch []*pending) {
 	}
 	s.archiveLocked(doc)
 	st, err := s.save(doc)
+	if errors.Is(err, ErrNotDurable) {
+		// The new file is in place: memory follows the disk, and callers are told the
+		// save may not survive a crash.
+		s.cur = doc
+		if fi, serr := os.Stat(s.path); serr == nil {
+			s.stamp = stampOf(fi)
+		}
+	}
 	if err != nil {
 		finish(nil, err, false)
 		return
@@ -495,7 +503,7 @@ func WriteFileAtomic(path string, data []byte, beforeRename func()) error {
 	ok = true
 	Failpoint("save.after-rename")
 	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("save %s: fsync folder: %w", path, err)
+		return fmt.Errorf("save %s: %w: fsync folder: %w", path, ErrNotDurable, err)
 	}
 	return nil
 }

@@ -202,7 +202,7 @@ func (e *Engine) execute(p *proc, run store.Run, wf store.Workflow, extra map[st
 	if status == "" {
 		return // lost the writer role: the next writer reaps this run
 	}
-	_, err := e.update(func(d *store.Doc) error {
+	record := func(d *store.Doc) error {
 		r := d.Run(run.ID)
 		if r == nil || r.Status != store.StatusRunning {
 			return store.ErrNoChange
@@ -213,7 +213,14 @@ func (e *Engine) execute(p *proc, run store.Run, wf store.Workflow, extra map[st
 			e.OnFinish(d, r, RunOutput{Status: status, Env: extra, Dir: runDir})
 		}
 		return nil
-	})
+	}
+	// A failed save (a full disk, an I/O error) must not leave the run "running" for ever
+	// behind a live owner: try again while this writer term lasts.
+	_, err := e.update(record)
+	for try := 0; err != nil && try < 20 && e.ctx.Err() == nil; try++ {
+		time.Sleep(250 * time.Millisecond)
+		_, err = e.update(record)
+	}
 	if err == nil {
 		go e.Kick() // a slot is free
 	}
@@ -276,14 +283,19 @@ func (e *Engine) runStep(p *proc, run store.Run, i int, step store.Step, extra m
 	pid := cmd.Process.Pid
 	p.started(pid)
 	start, _ := ProcStart(pid)
+	cancelAsked := false
 	_, err := e.update(func(d *store.Doc) error {
 		r := d.Run(run.ID)
 		if r == nil || r.Status != store.StatusRunning {
 			return store.ErrNoChange
 		}
 		r.Step, r.PGID, r.StepPID, r.StepStart = i, pid, pid, start
+		cancelAsked = r.CancelRequested
 		return nil
 	})
+	if cancelAsked { // asked before this engine knew the run
+		p.cancel("cancelled by request")
+	}
 	if err != nil {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		_ = cmd.Wait()
