@@ -54,7 +54,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *headless {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-		if err := host.RunHeadless(*home, opts, stdin, stdout, stop, nil); err != nil {
+		if err := host.RunHeadless(*home, opts, stdin, stdout, stop); err != nil {
 			fmt.Fprintf(stderr, "baton: %v\n", err)
 			return 1
 		}

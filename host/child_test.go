@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -38,15 +37,12 @@ func childMain() int {
 	}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM)
-	if err := RunHeadless(os.Getenv("BATON_TEST_HOME"), opts, os.Stdin, os.Stdout, stop, childExtra); err != nil {
+	if err := RunHeadless(os.Getenv("BATON_TEST_HOME"), opts, os.Stdin, os.Stdout, stop); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
 }
-
-// childExtra lets other test files register control ops in the child.
-var childExtra func(*Control)
 
 // child is one headless window process.
 type child struct {
@@ -336,5 +332,3 @@ func eventIs(kind string, kv ...string) func(map[string]any) bool {
 		return true
 	}
 }
-
-var _ = strings.Contains

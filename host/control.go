@@ -40,9 +40,6 @@ type Control struct {
 	w   *Window
 	mu  sync.Mutex // serialises lines on out
 	out io.Writer
-	// Extra handles ops this file does not know (schedules register theirs). It returns
-	// handled=false for an unknown op.
-	Extra func(w *Window, req *Request) (reply map[string]any, handled bool, err error)
 }
 
 // NewControl returns a control channel for w writing to out.
@@ -237,11 +234,6 @@ func (c *Control) dispatch(req *Request) (map[string]any, error) {
 	case "shutdown":
 		return map[string]any{}, nil
 	}
-	if c.Extra != nil {
-		if reply, ok, err := c.Extra(w, req); ok {
-			return reply, err
-		}
-	}
 	return nil, fmt.Errorf("%w: unknown op %q", workflow.ErrInvalid, req.Op)
 }
 
@@ -358,15 +350,12 @@ func codeOf(err error) string {
 // RunHeadless is a window without a screen: it opens home, serves the control channel on
 // in/out until in ends, a shutdown op, or a signal on stop, then closes gracefully
 // (running runs are cancelled and recorded, the lock released). Logs go to stderr.
-func RunHeadless(home string, opts Options, in io.Reader, out io.Writer, stop <-chan os.Signal, extra func(*Control)) error {
+func RunHeadless(home string, opts Options, in io.Reader, out io.Writer, stop <-chan os.Signal) error {
 	w, err := Open(home, opts)
 	if err != nil {
 		return err
 	}
 	c := NewControl(w, out)
-	if extra != nil {
-		extra(c)
-	}
 	sub := w.Subscribe()
 	fwd := make(chan struct{})
 	go func() { c.Forward(sub); close(fwd) }()

@@ -388,48 +388,6 @@ echo "$API_TOKEN" > ` + marks + `/seen; echo "$API_TOKEN" >&2; exit 3`
 	}
 }
 
-// TestSIGTERMClosesGracefully: SIGTERM to a headless writer with a run going cancels the
-// run and records why; the survivor takes over and reaps nothing.
-func TestSIGTERMClosesGracefully(t *testing.T) {
-	home, marks := t.TempDir(), t.TempDir()
-	a := startChild(t, home)
-	a.initialRole()
-	a.ok(addWF("long", 1, "fail", sleeper(marks, 300)...))
-	r1 := a.ok(map[string]any{"op": "start_run", "workflow": "long"})["run"].(string)
-	runningWithGroup(t, a, r1)
-	grand := readPID(t, filepath.Join(marks, "grandchild"))
-	b := startChild(t, home)
-	b.initialRole()
-	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- a.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("SIGTERM exit: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("no exit within 20s of SIGTERM")
-	}
-	ev := b.waitWriter(10 * time.Second)
-	if rs := ev["reaped"].([]any); len(rs) != 0 {
-		t.Fatalf("survivor reaped %v after SIGTERM", rs)
-	}
-	r := readDisk(t, home).Run(r1)
-	if r.Status != store.StatusCancelled || !strings.Contains(r.Error, "window closed") {
-		t.Fatalf("run after SIGTERM: %s %q", r.Status, r.Error)
-	}
-	if pidAlive(grand) {
-		t.Fatalf("grandchild %d survived SIGTERM", grand)
-	}
-	kinds := auditKinds(t, b)
-	if kinds["shutdown"] != 1 || kinds["reap"] != 0 {
-		t.Fatalf("audit: %v", kinds)
-	}
-}
-
 // setFileSizeLimit sets RLIMIT_FSIZE of process pid (prlimit). A write past it fails with
 // EFBIG: a full disk that works for root too, where chmod does not stop writes.
 func setFileSizeLimit(t *testing.T, pid int, max uint64) {

@@ -1,15 +1,12 @@
 package host
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"baton/store"
 	"baton/workflow"
 )
-
-func errorsIs(err, target error) bool { return errors.Is(err, target) }
 
 // Status is what a window says about itself.
 type Status struct {

@@ -320,5 +320,5 @@ func (w *Window) LastTakeover() Takeover {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func isFatalToWriter(err error) bool {
-	return errorsIs(err, store.ErrFenced) || errorsIs(err, ErrLockLost) || errorsIs(err, store.ErrUnreadable)
+	return errors.Is(err, store.ErrFenced) || errors.Is(err, ErrLockLost) || errors.Is(err, store.ErrUnreadable)
 }

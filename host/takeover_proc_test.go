@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,9 +64,6 @@ func f1(t *testing.T, unsafe bool) (disk, restart []string) {
 	disk = diskNames(readDisk(t, home))
 	if err := b.close(); err != nil {
 		t.Fatalf("survivor did not exit cleanly: %v", err)
-	}
-	for _, h := range lockHolders(filepath.Join(home, LockName)) {
-		t.Logf("after b exit: %s", h)
 	}
 	c := startChild(t, home)
 	if c.initialRole() != "writer" {
@@ -339,49 +337,55 @@ func TestChainOfThree(t *testing.T) {
 	}
 }
 
-// TestGracefulCloseRecordsRunsAndHandsOver: end of stdin cancels running runs and records
-// why; the survivor takes over and reaps nothing.
+// TestGracefulCloseRecordsRunsAndHandsOver: end of stdin and SIGTERM cancel the running
+// runs and record why; the survivor takes over and reaps nothing.
 func TestGracefulCloseRecordsRunsAndHandsOver(t *testing.T) {
-	home, marks := t.TempDir(), t.TempDir()
-	a := startChild(t, home)
-	a.initialRole()
-	a.ok(addWF("long", 1, "fail", sleeper(marks, 300)...))
-	r1 := a.ok(map[string]any{"op": "start_run", "workflow": "long"})["run"].(string)
-	runningWithGroup(t, a, r1)
-	grand := readPID(t, filepath.Join(marks, "grandchild"))
-	b := startChild(t, home)
-	b.initialRole()
-	if err := a.close(); err != nil {
-		t.Fatal(err)
-	}
-	ev := b.waitWriter(10 * time.Second)
-	if rs := ev["reaped"].([]any); len(rs) != 0 {
-		t.Fatalf("survivor reaped %v after a graceful close", rs)
-	}
-	d := readDisk(t, home)
-	r := d.Run(r1)
-	if r.Status != store.StatusCancelled || !strings.Contains(r.Error, "window closed") {
-		t.Fatalf("run after graceful close: %s %q", r.Status, r.Error)
-	}
-	if pidAlive(grand) {
-		t.Fatalf("grandchild %d survived the graceful close", grand)
-	}
-}
-
-func lockHolders(path string) []string {
-	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		fds, _ := os.ReadDir("/proc/" + e.Name() + "/fd")
-		for _, fd := range fds {
-			l, _ := os.Readlink("/proc/" + e.Name() + "/fd/" + fd.Name())
-			if l == path {
-				cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-				out = append(out, e.Name()+" "+strings.ReplaceAll(string(cmd), "\x00", " "))
+	closers := map[string]func(*child) error{
+		"end of stdin": (*child).close,
+		"SIGTERM": func(c *child) error {
+			if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				return err
 			}
-		}
+			done := make(chan error, 1)
+			go func() { done <- c.cmd.Wait() }()
+			select {
+			case err := <-done:
+				return err
+			case <-time.After(20 * time.Second):
+				return fmt.Errorf("no exit within 20s of SIGTERM")
+			}
+		},
 	}
-	return out
+	for how, closeWindow := range closers {
+		t.Run(how, func(t *testing.T) {
+			home, marks := t.TempDir(), t.TempDir()
+			a := startChild(t, home)
+			a.initialRole()
+			a.ok(addWF("long", 1, "fail", sleeper(marks, 300)...))
+			r1 := a.ok(map[string]any{"op": "start_run", "workflow": "long"})["run"].(string)
+			runningWithGroup(t, a, r1)
+			grand := readPID(t, filepath.Join(marks, "grandchild"))
+			b := startChild(t, home)
+			b.initialRole()
+			if err := closeWindow(a); err != nil {
+				t.Fatal(err)
+			}
+			ev := b.waitWriter(10 * time.Second)
+			if rs := ev["reaped"].([]any); len(rs) != 0 {
+				t.Fatalf("survivor reaped %v after %s", rs, how)
+			}
+			r := readDisk(t, home).Run(r1)
+			if r.Status != store.StatusCancelled || !strings.Contains(r.Error, "window closed") {
+				t.Fatalf("run after %s: %s %q", how, r.Status, r.Error)
+			}
+			if pidAlive(grand) {
+				t.Fatalf("grandchild %d survived %s", grand, how)
+			}
+			if kinds := auditKinds(t, b); kinds["shutdown"] != 1 || kinds["reap"] != 0 {
+				t.Fatalf("audit: %v", kinds)
+			}
+		})
+	}
 }
 
 func TestHistoryOpPagesLiveRuns(t *testing.T) {

@@ -315,19 +315,6 @@ func (w *Window) beginTakeover() bool {
 	return true
 }
 
-// setRole moves the state machine; an illegal move is a bug and is refused. A move to the
-// role the window already has is refused too: two callers racing into BecomeWriter (the
-// lock watcher and a reload retry) must not both get through.
-func (w *Window) setRole(to Role) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !canMove(w.role, to) {
-		return false
-	}
-	w.role = to
-	return true
-}
-
 // emitRole tells subscribers the current role, and the problem or, failing one, the
 // filesystem warning.
 func (w *Window) emitRole() {

@@ -82,12 +82,10 @@ func TestDecodeRejectsUnknownRunField(t *testing.T) {
 	if _, err := c.decode(bad); err == nil {
 		t.Fatal("unknown field in a run accepted")
 	}
-	if _, err := c.decode([]byte(`{"schema":99,"new":1}`)); err == nil || !errorsIsNewer(err) {
+	if _, err := c.decode([]byte(`{"schema":99,"new":1}`)); err == nil || !errors.Is(err, ErrNewerSchema) {
 		t.Fatalf("newer schema: %v", err)
 	}
 	if _, err := c.decode([]byte(`{"generation":1}`)); err == nil {
 		t.Fatal("missing schema accepted")
 	}
 }
-
-func errorsIsNewer(err error) bool { return errors.Is(err, ErrNewerSchema) }

@@ -51,14 +51,3 @@ func Claim(d *store.Doc, owner store.Owner, now time.Time) []store.Run {
 	}
 	return out
 }
-
-// Running counts the running runs of a workflow.
-func Running(d *store.Doc, name string) int {
-	n := 0
-	for i := range d.Runs {
-		if d.Runs[i].Workflow == name && d.Runs[i].Status == store.StatusRunning {
-			n++
-		}
-	}
-	return n
-}
