@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 	case "headless":
 		os.Exit(childMain())
 	case "tick":
+		setKnobsFromEnv()
 		os.Exit(TickOnce(os.Getenv("BATON_TEST_HOME"), Options{}, os.Stdout))
 	}
 	os.Exit(m.Run())
@@ -32,9 +33,7 @@ func childMain() int {
 	opts := Options{Logf: func(f string, a ...any) {
 		fmt.Fprintf(os.Stderr, "child %d: "+f+"\n", append([]any{os.Getpid()}, a...)...)
 	}}
-	if os.Getenv("BATON_TEST_UNSAFE_SKIP_REREAD") == "1" {
-		opts.UnsafeSkipReread = true
-	}
+	setKnobsFromEnv()
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM)
 	if err := RunHeadless(os.Getenv("BATON_TEST_HOME"), opts, os.Stdin, os.Stdout, stop); err != nil {
@@ -42,6 +41,18 @@ func childMain() int {
 		return 1
 	}
 	return 0
+}
+
+// setKnobsFromEnv switches off the protections a reverse control names:
+// BATON_TEST_UNSAFE_SKIP_REREAD=1 all three re-reads (the window of the seed report that
+// loads once), BATON_TEST_SKIP_TAKEOVER_REREAD=1 only BecomeWriter's re-read.
+func setKnobsFromEnv() {
+	if os.Getenv("BATON_TEST_UNSAFE_SKIP_REREAD") == "1" {
+		knobs.skipTakeoverReread, knobs.noFollow, knobs.noRefresh = true, true, true
+	}
+	if os.Getenv("BATON_TEST_SKIP_TAKEOVER_REREAD") == "1" {
+		knobs.skipTakeoverReread = true
+	}
 }
 
 // child is one headless window process.

@@ -164,7 +164,7 @@ func (w *Window) BecomeWriter() {
 }
 
 func (w *Window) reread() (*store.Doc, error) {
-	if w.opts.UnsafeSkipReread {
+	if knobs.skipTakeoverReread {
 		d, err := w.st.View()
 		return d, err
 	}

@@ -40,10 +40,6 @@ type Options struct {
 	// NoWait makes Start take the lock only if it is free now; a window that does not get
 	// it stays a reader and never waits (tick --once).
 	NoWait bool
-	// UnsafeSkipReread makes the window load workflows.json once and never again: no
-	// follow reloads, no re-read in the takeover, no refresh-before-write. It exists only so a test can show that the takeover tests fail
-	// without them (the stale takeover of the seed report). Never set it otherwise.
-	UnsafeSkipReread bool
 }
 
 // Window is one Baton window on a home folder: a reader that follows the writer, or the
@@ -104,7 +100,7 @@ func Open(home string, opts Options) (*Window, error) {
 		return nil, err
 	}
 	w := &Window{home: abs, self: self, opts: opts, inst: inst, audit: store.NewAudit(abs)}
-	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock, UnsafeNoRefresh: opts.UnsafeSkipReread,
+	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock, UnsafeNoRefresh: knobs.noRefresh,
 		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished})
 	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	w.ctx, w.stop = context.WithCancel(context.Background())
@@ -146,7 +142,7 @@ func (w *Window) Start() error {
 	}
 	w.started = true
 	w.mu.Unlock()
-	if !w.opts.UnsafeSkipReread { // the unsafe test mode models a window that loads once
+	if !knobs.noFollow { // a test knob: a window that never follows the writer
 		if err := w.st.Watch(w.ctx, w.onFileChange); err != nil {
 			return err
 		}
