@@ -17,6 +17,7 @@ import (
 
 	"baton/host"
 	"baton/ui"
+	_ "baton/ui/quietlocale" // no "Fyne error: Error parsing user locale C" under LANG=C.UTF-8
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

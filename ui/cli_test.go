@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -70,5 +71,93 @@ func TestCommandLine(t *testing.T) {
 	}
 	if !sawNull || !sawUnknown || !sawStatus {
 		t.Fatalf("headless replies (null-id invalid %v, unknown op %v, status %v):\n%s", sawNull, sawUnknown, sawStatus, out)
+	}
+	quietUnderEveryLocale(t, bin)
+}
+
+// quietUnderEveryLocale: the command-line paths say nothing about Fyne or locales on stderr,
+// whatever the locale. LANG=C.UTF-8 is the default of Debian and Ubuntu servers and
+// containers and of many systemd units and cron jobs, where Fyne's lang package, linked into
+// every baton command, used to log "Fyne error: Error parsing user locale C" at start-up.
+func quietUnderEveryLocale(t *testing.T, bin string) {
+	for _, c := range []struct {
+		name string
+		env  []string
+	}{
+		{"LANG=C.UTF-8", []string{"LANG=C.UTF-8"}},
+		{"LANG=C.utf8", []string{"LANG=C.utf8"}},
+		{"LANG=C", []string{"LANG=C"}},
+		{"LANG=POSIX", []string{"LANG=POSIX"}},
+		{"unset", nil},
+		{"LANG=en_US.UTF-8", []string{"LANG=en_US.UTF-8"}},
+		{"LC_ALL=C.UTF-8", []string{"LC_ALL=C.UTF-8", "LANG=en_US.UTF-8"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := append(cliEnv(t), c.env...)
+			for _, r := range []struct {
+				args []string
+				code int
+			}{
+				{[]string{"--version"}, 0},
+				{[]string{"--bogus"}, 2},
+				{[]string{"tick"}, 2},
+				{[]string{"tick", "--once", "--home", filepath.Join(t.TempDir(), "home")}, 0},
+				{[]string{"--headless", "--home", filepath.Join(t.TempDir(), "home")}, 0}, // stdin at its end at once
+			} {
+				cmd := exec.Command(bin, r.args...)
+				cmd.Env = env
+				cmd.Stdin = strings.NewReader("")
+				var out, errb bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &errb
+				code := 0
+				if err := cmd.Run(); err != nil {
+					ee, ok := err.(*exec.ExitError)
+					if !ok {
+						t.Fatal(err)
+					}
+					code = ee.ExitCode()
+				}
+				low := strings.ToLower(errb.String())
+				if code != r.code || strings.Contains(low, "fyne") || strings.Contains(low, "locale") {
+					t.Errorf("baton %s: exit %d (want %d); stderr must say nothing of Fyne or locales:\n%s",
+						strings.Join(r.args, " "), code, r.code, errb.String())
+				}
+			}
+		})
+	}
+}
+
+// cliEnv is this process's environment without locale variables and without BATON_HOME,
+// with the user config and cache folders in temp folders.
+func cliEnv(t *testing.T) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "LANG" || k == "LANGUAGE" || strings.HasPrefix(k, "LC_") || k == "BATON_HOME" ||
+			k == "XDG_CONFIG_HOME" || k == "XDG_CACHE_HOME" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "XDG_CONFIG_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+}
+
+// TestWindowQuietLocale: a real window under LANG=C.UTF-8 (the locale a desktop session
+// started from a server-style systemd unit or a container gets) says nothing about Fyne or
+// locales on stderr from start to a SIGTERM close.
+func TestWindowQuietLocale(t *testing.T) {
+	needX(t)
+	display := startXvfb(t)
+	bin := buildApp(t)
+	a, _ := startApp(t, bin, filepath.Join(t.TempDir(), "home"), display, append(cliEnv(t), "LANG=C.UTF-8"))
+	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-a.done
+	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("window exit %d", code)
+	}
+	if low := strings.ToLower(a.stderr.String()); strings.Contains(low, "fyne") || strings.Contains(low, "locale") {
+		t.Errorf("the window's stderr must say nothing of Fyne or locales:\n%s", a.stderr)
 	}
 }
