@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,11 +47,13 @@ func lockInstance(home string, self store.Owner) (*flock.Flock, error) {
 	}
 	// The file is locked under a temp name and only then renamed into place, so a file at
 	// instances/<id>.lock is locked from the moment it exists: "no file" and "a free lock"
-	// both mean that window is gone, with no window of doubt while it starts.
-	tmp := filepath.Join(dir, "."+self.Instance+".tmp")
+	// both mean that window is gone. The temp name carries this process's tag, so no
+	// cleaner removes it while this process lives (see cleanInstances).
+	tmp := filepath.Join(dir, "."+procTag(self)+"."+self.Instance+".tmp")
 	fl := flock.New(tmp, flock.SetPermissions(0o600))
 	ok, err := fl.TryLock()
 	if err != nil || !ok {
+		_ = fl.Close()
 		return nil, fmt.Errorf("lock own instance file %s: %v", tmp, err)
 	}
 	if err := os.Rename(tmp, instancePath(home, self.Instance)); err != nil {
@@ -59,6 +62,35 @@ func lockInstance(home string, self store.Owner) (*flock.Flock, error) {
 		return nil, fmt.Errorf("lock own instance file: %w", err)
 	}
 	return fl, nil
+}
+
+// procTag names process o in the names of the temp files it creates: pid, start time and
+// the first 8 characters of the boot id, joined by dots.
+func procTag(o store.Owner) string {
+	boot := strings.ReplaceAll(o.Boot, "-", "")
+	if len(boot) > 8 {
+		boot = boot[:8]
+	}
+	return fmt.Sprintf("%d.%d.%s", o.PID, o.Start, boot)
+}
+
+// tagGone reports whether the process that procTag named is proven gone: it ran in an
+// earlier boot, or its pid is free, a zombie, dying or another process (another start
+// time). A tag that cannot be read proves nothing (false).
+func tagGone(self store.Owner, tag string) bool {
+	f := strings.Split(tag, ".")
+	if len(f) != 3 {
+		return false
+	}
+	pid, err1 := strconv.Atoi(f[0])
+	start, err2 := strconv.ParseUint(f[1], 10, 64)
+	if err1 != nil || err2 != nil || pid <= 0 || start == 0 {
+		return false
+	}
+	if mine := procTag(store.Owner{Boot: self.Boot}); f[2] != strings.Split(mine, ".")[2] {
+		return true // every process of an earlier boot is gone
+	}
+	return workflow.Exiting(pid, start)
 }
 
 func instancePath(home, id string) string {
@@ -101,19 +133,42 @@ func ownerAlive(home string, self store.Owner, o store.Owner) (bool, string) {
 }
 
 // cleanInstances removes the instance files of dead windows. Only the writer calls it.
+//
+// The deletion rule (DESIGN.md, "Who may delete what"): remove only what is proven
+// abandoned. instances/<id>.lock exists only locked (it is renamed into place while its
+// window holds its flock), so a lock this cleaner wins belongs to a window that is gone,
+// and no live process can be creating that name again (instance ids are never reused).
+// A temp name (.<tag>.<id>.tmp) may be a starting window's file between its creation and
+// its flock, where a free lock proves nothing: it goes only when the process named by its
+// tag is gone.
 func cleanInstances(home string, self store.Owner) {
 	dir := filepath.Join(home, InstancesDir)
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		name := e.Name()
-		stale := strings.HasSuffix(name, ".lock") || (strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp"))
-		if !stale || name == self.Instance+".lock" {
-			continue
-		}
-		fl := flock.New(filepath.Join(dir, name), flock.SetFlag(os.O_RDONLY))
-		if ok, err := fl.TryLock(); err == nil && ok {
-			_ = os.Remove(fl.Path())
+		p := filepath.Join(dir, name)
+		switch {
+		case name == self.Instance+".lock":
+		case strings.HasSuffix(name, ".lock"):
+			fl := flock.New(p, flock.SetFlag(os.O_RDONLY))
+			if ok, err := fl.TryLock(); err == nil && ok {
+				_ = os.Remove(p)
+			}
 			_ = fl.Close()
+		case strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp"):
+			if tag, ok := instanceTempTag(name); ok && tagGone(self, tag) {
+				_ = os.Remove(p)
+			}
 		}
 	}
+}
+
+// instanceTempTag returns the process tag in the name of an instance temp file
+// (.<pid>.<start>.<boot>.<id>.tmp).
+func instanceTempTag(name string) (string, bool) {
+	f := strings.Split(strings.TrimSuffix(strings.TrimPrefix(name, "."), ".tmp"), ".")
+	if len(f) != 4 {
+		return "", false
+	}
+	return strings.Join(f[:3], "."), true
 }

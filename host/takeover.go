@@ -85,9 +85,9 @@ func (w *Window) BecomeWriter() {
 	step("3.epoch")
 
 	tk.Reaped = w.killOrphans(doc, self)
-	// Stale temp files of a crashed save go now, while nothing of ours writes: once writes
-	// are enabled a save of this window may have its own temp file in the folder.
-	tk.Cleaned = store.CleanTemps(w.home)
+	// Temp files of saves whose creator is gone (a crashed writer's) go now; a file whose
+	// creator lives is left alone (the deletion rule: see store.CleanTemps).
+	tk.Cleaned = store.CleanTemps(w.home, func(tag string) bool { return tagGone(self, tag) })
 	tk.reclaims = scheduleLocksOf(doc, tk.Reaped)
 	step("4.reap")
 	store.Failpoint("takeover.before-save")

@@ -95,6 +95,7 @@ func Open(home string, opts Options) (*Window, error) {
 	if err != nil {
 		return nil, err
 	}
+	store.SetProcessTag(procTag(self))
 	inst, err := lockInstance(abs, self)
 	if err != nil {
 		return nil, err

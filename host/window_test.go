@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"baton/store"
+	"baton/workflow"
 )
 
 func TestRoleStateMachine(t *testing.T) {
@@ -273,4 +275,90 @@ func TestPublishNeverGoesBack(t *testing.T) {
 	if gens[0] != 6 || gens[1] != 7 {
 		t.Fatalf("changed events %v, want [6 7]", gens)
 	}
+}
+
+// The deletion rule for instances/: a temp name is removed only when the process its name
+// names is gone (a free lock on it proves nothing: its window may be between creating and
+// locking it), and a .lock only when its lock is free.
+func TestCleanInstancesRemovesOnlyTheProvenAbandoned(t *testing.T) {
+	home := t.TempDir()
+	self, err := newIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(home, InstancesDir)
+	os.MkdirAll(dir, 0o700)
+	// A live process that is not this one, and a dead one (same pid, wrong start time).
+	live := exec.Command("sleep", "60")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer live.Process.Kill()
+	liveStart, err := workflow.ProcStart(live.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveOwner := store.Owner{PID: live.Process.Pid, Start: liveStart, Boot: self.Boot}
+	deadOwner := store.Owner{PID: live.Process.Pid, Start: liveStart + 1, Boot: self.Boot}
+	oldBoot := store.Owner{PID: live.Process.Pid, Start: liveStart, Boot: "00000000-0000"}
+	files := map[string]bool{ // name -> must survive
+		"." + procTag(liveOwner) + ".aaa.tmp": true,  // being born: its creator lives, unlocked
+		"." + procTag(deadOwner) + ".bbb.tmp": false, // a recycled pid: that creator is gone
+		"." + procTag(oldBoot) + ".ccc.tmp":   false, // an earlier boot
+		".garbage.tmp":                        true,  // cannot tell who made it
+		"free.lock":                           false, // lock free: its window is gone
+		"held.lock":                           true,
+	}
+	for n := range files {
+		os.WriteFile(filepath.Join(dir, n), nil, 0o600)
+	}
+	held := flock.New(filepath.Join(dir, "held.lock"))
+	if ok, err := held.TryLock(); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	defer held.Close()
+	cleanInstances(home, self)
+	for n, keep := range files {
+		_, err := os.Stat(filepath.Join(dir, n))
+		if (err == nil) != keep {
+			t.Errorf("%s: exists=%v, want %v", n, err == nil, keep)
+		}
+	}
+}
+
+// A window opened while the writer cleans instances/ over and over keeps its instance
+// file: the cleaner never removes the temp name of a live window that is starting.
+func TestOpenDuringInstanceCleaning(t *testing.T) {
+	home := t.TempDir()
+	self, err := newIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	self.Instance = "cleaner"
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				cleanInstances(home, self)
+			}
+		}
+	}()
+	for i := 0; i < 200; i++ {
+		w, err := Open(home, Options{})
+		if err != nil {
+			close(stop)
+			t.Fatalf("open %d: %v", i, err)
+		}
+		if _, err := os.Stat(instancePath(home, w.Self().Instance)); err != nil {
+			t.Errorf("open %d: own instance file: %v", i, err)
+		}
+		w.Close()
+	}
+	close(stop)
+	<-done
 }

@@ -10,8 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -510,12 +512,47 @@ func WriteFileAtomic(path string, data []byte, beforeRename func()) error {
 
 func createTemp(dir, base string) (*os.File, string, error) {
 	for i := 0; ; i++ {
-		name := filepath.Join(dir, fmt.Sprintf("%s%s-%d-%d", tempPrefix, base, os.Getpid(), time.Now().UnixNano()))
+		name := filepath.Join(dir, fmt.Sprintf("%s%s-%s-%d", tempPrefix, base, ProcessTag(), time.Now().UnixNano()))
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil || !errors.Is(err, os.ErrExist) || i > 5 {
 			return f, name, err
 		}
 	}
+}
+
+// processTag names this process in the names of the temp files it creates, so that a
+// cleaner can tell whether their creator still lives. See SetProcessTag.
+var processTag atomic.Pointer[string]
+
+// SetProcessTag sets the tag (no '-' in it) that names this process in the names of its
+// temp files: the host sets its pid, start time and boot, once, before any save. Until
+// then the pid alone is used.
+func SetProcessTag(tag string) { processTag.Store(&tag) }
+
+// ProcessTag returns the tag that names this process in its temp files' names.
+func ProcessTag() string {
+	if t := processTag.Load(); t != nil {
+		return *t
+	}
+	return strconv.Itoa(os.Getpid())
+}
+
+// TempCreator returns the process tag in the name of a temp file of a save, and whether
+// name is one.
+func TempCreator(name string) (string, bool) {
+	if !strings.HasPrefix(name, tempPrefix) {
+		return "", false
+	}
+	rest := name[len(tempPrefix):] // <base>-<tag>-<nanos>
+	i := strings.LastIndexByte(rest, '-')
+	if i < 0 {
+		return "", false
+	}
+	j := strings.LastIndexByte(rest[:i], '-')
+	if j < 0 || j+1 == i {
+		return "", false
+	}
+	return rest[j+1 : i], true
 }
 
 func syncDir(dir string) error {
@@ -527,16 +564,25 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// CleanTemps removes temp files that a crashed save left behind. Only the writer may call
-// it (a reader could remove a temp file the writer is about to rename). It never touches
-// the live file.
-func CleanTemps(dir string) (removed []string) {
+// CleanTemps removes the temp files of saves whose creator is proven gone, and returns
+// their names. It never touches the live file.
+//
+// The deletion rule: a process deletes only a file it can prove is abandoned. A temp file
+// is another process's work in progress until its creator is dead: that process may be
+// about to write, fsync or rename it (a window that stopped writing may still finish a
+// save it began, and a save that fails removes its own temp file). So CleanTemps asks
+// creatorGone, with the process tag in the file's name (see SetProcessTag), and leaves
+// every file whose creator is alive, cannot be named, or cannot be judged. Any process may
+// call it; the writer does at its takeover and now and then after.
+func CleanTemps(dir string, creatorGone func(tag string) bool) (removed []string) {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), tempPrefix) || e.Name() == ".prev.tmp" {
-			if os.Remove(filepath.Join(dir, e.Name())) == nil {
-				removed = append(removed, e.Name())
-			}
+		tag, ok := TempCreator(e.Name())
+		if !ok || !creatorGone(tag) {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			removed = append(removed, e.Name())
 		}
 	}
 	return removed

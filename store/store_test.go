@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -263,14 +266,68 @@ func TestCleanTempsNeverTouchesLiveFile(t *testing.T) {
 	dir := t.TempDir()
 	s := writer(t, dir)
 	s.Update(addWF("a"))
-	stale := filepath.Join(dir, tempPrefix+"workflows.json-1-2")
+	stale := filepath.Join(dir, tempPrefix+"workflows.json-1.2.ab-3")
 	os.WriteFile(stale, []byte("{half"), 0o600)
-	removed := CleanTemps(dir)
-	if len(removed) != 1 {
+	removed := CleanTemps(dir, func(string) bool { return true })
+	if len(removed) != 1 || removed[0] != filepath.Base(stale) {
 		t.Fatalf("removed %v", removed)
 	}
 	if _, err := os.Stat(filepath.Join(dir, FileName)); err != nil {
 		t.Fatal("live file removed")
+	}
+}
+
+// A temp file is removed only when its creator is proven gone: the tag in its name is
+// what the cleaner asks about, and a file of a live creator (or one whose name does not
+// say who made it) stays.
+func TestCleanTempsOnlyWhenCreatorGone(t *testing.T) {
+	dir := t.TempDir()
+	names := map[string]string{ // file -> the tag the cleaner must be asked about
+		tempPrefix + "workflows.json-11.500.b00t-1700000000": "11.500.b00t",
+		tempPrefix + "workflows.json-22.600.b00t-1700000001": "22.600.b00t",
+		tempPrefix + "workflows.prev.json-33.7.b00t-5":       "33.7.b00t",
+		tempPrefix + "nonsense":                              "",
+		".prev.tmp":                                          "",
+	}
+	for n := range names {
+		os.WriteFile(filepath.Join(dir, n), nil, 0o600)
+	}
+	var asked []string
+	removed := CleanTemps(dir, func(tag string) bool {
+		asked = append(asked, tag)
+		return tag == "22.600.b00t"
+	})
+	sort.Strings(asked)
+	if want := []string{"11.500.b00t", "22.600.b00t", "33.7.b00t"}; !reflect.DeepEqual(asked, want) {
+		t.Fatalf("asked about %v, want %v", asked, want)
+	}
+	if want := []string{tempPrefix + "workflows.json-22.600.b00t-1700000001"}; !reflect.DeepEqual(removed, want) {
+		t.Fatalf("removed %v, want %v", removed, want)
+	}
+	for n := range names {
+		_, err := os.Stat(filepath.Join(dir, n))
+		if gone := err != nil; gone != (n == removed[0]) {
+			t.Errorf("%s: gone=%v", n, gone)
+		}
+	}
+}
+
+// A save names its temp file with this process's tag.
+func TestTempFileCarriesProcessTag(t *testing.T) {
+	SetProcessTag("77.88.cafe")
+	defer SetProcessTag(strconv.Itoa(os.Getpid()))
+	dir := t.TempDir()
+	var seen string
+	err := WriteFileAtomic(filepath.Join(dir, "x.json"), []byte("{}"), func() {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if tag, ok := TempCreator(e.Name()); ok {
+				seen = tag
+			}
+		}
+	})
+	if err != nil || seen != "77.88.cafe" {
+		t.Fatalf("tag %q, err %v", seen, err)
 	}
 }
 
