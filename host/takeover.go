@@ -87,6 +87,7 @@ func (w *Window) BecomeWriter() {
 	tk.Reaped = w.killOrphans(doc, self)
 	// Temp files of saves whose creator is gone (a crashed writer's) go now; a file whose
 	// creator lives is left alone (the deletion rule: see store.CleanTemps).
+	w.lastClean.Store(time.Now().UnixNano())
 	tk.Cleaned = store.CleanTemps(w.home, func(tag string) bool { return tagGone(self, tag) })
 	tk.reclaims = scheduleLocksOf(doc, tk.Reaped)
 	step("4.reap")
@@ -241,6 +242,7 @@ func (w *Window) auditReap(reaped []workflow.Orphan, reclaims []map[string]any, 
 // identity, the run is reaped like at a takeover, so no lane stays wedged. It costs one
 // pass over the runs when there is nothing to do.
 func (w *Window) reapForeign(ctx context.Context, self store.Owner) {
+	w.cleanAbandoned(self)
 	doc := w.Snapshot()
 	foreign := false
 	for i := range doc.Runs {
@@ -265,6 +267,20 @@ func (w *Window) reapForeign(ctx context.Context, self store.Owner) {
 	}
 	w.auditReap(orphans, reclaims, saved.Epoch)
 	w.kick()
+}
+
+// cleanAbandoned removes, at most once a second, the temp files and instance files whose
+// creators are proven gone since the takeover looked (a save's temp file of a process
+// that was alive then and died since). The deletion rule is the same as at the takeover.
+func (w *Window) cleanAbandoned(self store.Owner) {
+	now := time.Now().UnixNano()
+	if last := w.lastClean.Load(); now-last < int64(time.Second) || !w.lastClean.CompareAndSwap(last, now) {
+		return
+	}
+	if rm := store.CleanTemps(w.home, func(tag string) bool { return tagGone(self, tag) }); len(rm) > 0 {
+		_ = w.audit.Append("clean", map[string]any{"removed": rm})
+	}
+	cleanInstances(w.home, self)
 }
 
 // engineUpdate is the executor's way to save: allowed while this writer term lasts.

@@ -97,6 +97,105 @@ func TestF1ReverseControl(t *testing.T) {
 	}
 }
 
+// f1Frozen is the seed's stale takeover with only BecomeWriter's re-read in question:
+// the reader is frozen (SIGSTOP) while the writer records a workflow and starts a run, so
+// its copy is old; the writer is killed -9 while the reader is still frozen, then the
+// reader is thawed and takes over. Its follow reloads and refresh-before-write stay on, so
+// what its takeover decides from is all that differs. It returns the takeover's writer
+// event, the id of the dead writer's running run, and the epoch the dead writer wrote.
+func f1Frozen(t *testing.T, home string, skipReread bool) (ev map[string]any, run string, deadEpoch uint64, a, b *child) {
+	t.Helper()
+	marks := t.TempDir()
+	a = startChild(t, home)
+	if a.initialRole() != "writer" {
+		t.Fatal("first window is not the writer")
+	}
+	a.ok(addWF("before", 1, "fail"))
+	var opts []childOpt
+	if skipReread {
+		opts = append(opts, withEnv("BATON_TEST_SKIP_TAKEOVER_REREAD=1"))
+	}
+	b = startChild(t, home, opts...)
+	if b.initialRole() != "reader" {
+		t.Fatal("second window is not a reader")
+	}
+	if got := b.snapshot().names(); !contains(got, "before") {
+		t.Fatalf("reader did not load: %v", got)
+	}
+	if err := b.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	a.ok(addWF("after", 1, "fail", sleeper(marks, 60)...))
+	run = a.ok(map[string]any{"op": "start_run", "workflow": "after"})["run"].(string)
+	runningWithGroup(t, a, run)
+	deadEpoch = readDisk(t, home).Epoch
+	a.kill9()
+	if err := b.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	ev = b.waitWriter(10 * time.Second)
+	return ev, run, deadEpoch, a, b
+}
+
+// stale reports what a takeover got wrong for the scenario of f1Frozen: the dead writer's
+// running run not reaped by the takeover, or an epoch that does not rise above the dead
+// writer's. Empty means the takeover decided from the newest file.
+func f1FrozenWrong(t *testing.T, ev map[string]any, run string, deadEpoch uint64) []string {
+	var wrong []string
+	reaped, _ := ev["reaped"].([]any)
+	if len(reaped) != 1 || reaped[0] != run {
+		wrong = append(wrong, fmt.Sprintf("takeover reaped %v, want exactly [%s] (the dead writer's running run)", reaped, run))
+	}
+	if e := uint64(toF(ev["epoch"])); e != deadEpoch+1 {
+		wrong = append(wrong, fmt.Sprintf("takeover epoch %d, want %d (one above the dead writer's)", e, deadEpoch+1))
+	}
+	return wrong
+}
+
+// TestF1FrozenReaderTakeover: a reader frozen while the writer records, thawed as the
+// writer dies, takes over from the newest file: the dead writer's running run is reaped
+// by the takeover itself, the epoch rises above the dead writer's, and every record stays.
+func TestF1FrozenReaderTakeover(t *testing.T) {
+	for i := 0; i < 3; i++ {
+		home := t.TempDir()
+		ev, run, deadEpoch, a, b := f1Frozen(t, home, false)
+		for _, w := range f1FrozenWrong(t, ev, run, deadEpoch) {
+			t.Errorf("attempt %d: %s", i, w)
+		}
+		b.ok(addWF("by-survivor", 1, "fail"))
+		d := readDisk(t, home)
+		for _, want := range []string{"before", "after", "by-survivor"} {
+			if !contains(diskNames(d), want) {
+				t.Errorf("attempt %d: disk lacks %q: %v", i, want, diskNames(d))
+			}
+		}
+		if r := d.Run(run); r == nil || r.Status != store.StatusFailed || !strings.Contains(r.Error, strconv.Itoa(a.pid)) {
+			t.Errorf("attempt %d: the dead writer's run on disk: %+v", i, r)
+		}
+		b.kill9()
+	}
+}
+
+// TestF1FrozenReaderReverseControl removes only BecomeWriter's re-read (follow reloads
+// and refresh-before-write stay on): the takeover then decides from the frozen copy. The
+// thawed reader's follow reload races its lock wake, so the re-read is what makes the
+// takeover right every time; without it, at least one of ten attempts goes wrong (a run
+// not reaped by the takeover, an epoch not above the dead writer's).
+func TestF1FrozenReaderReverseControl(t *testing.T) {
+	const attempts = 10
+	for i := 0; i < attempts; i++ {
+		home := t.TempDir()
+		ev, run, deadEpoch, _, b := f1Frozen(t, home, true)
+		wrong := f1FrozenWrong(t, ev, run, deadEpoch)
+		b.kill9()
+		if len(wrong) > 0 {
+			t.Logf("attempt %d: without the re-read: %v", i, wrong)
+			return
+		}
+	}
+	t.Fatalf("in %d attempts the takeover without its re-read was never wrong: the F1 frozen test would not notice the re-read gone", attempts)
+}
+
 // sleeper returns argv for a step that forks a grandchild, writes both pids to dir, and
 // sleeps; marks counts its starts in dir/starts.
 func sleeper(dir string, secs int) []string {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -70,6 +71,8 @@ type Window struct {
 	started      bool
 	roleKnown    bool   // the first role event was sent
 	fsWarning    string // set by Open when the home is on a network filesystem; never changes
+
+	lastClean atomic.Int64 // when the writer last removed abandoned files (unix ns)
 
 	termWG sync.WaitGroup // the goroutines of writer terms: takeover, scheduler, demote
 

@@ -362,3 +362,63 @@ func TestOpenDuringInstanceCleaning(t *testing.T) {
 	close(stop)
 	<-done
 }
+
+// A save's temp file whose creator lives is left by the writer; once that creator dies
+// the writer removes it (its housekeeping looks again), and the live file is untouched.
+func TestWriterRemovesTempOnceCreatorDies(t *testing.T) {
+	home := t.TempDir()
+	w := startChild(t, home)
+	if w.initialRole() != "writer" {
+		t.Fatal("not the writer")
+	}
+	w.ok(addWF("a", 1, "fail"))
+	creator := exec.Command("sleep", "60")
+	if err := creator.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer creator.Process.Kill()
+	start, err := workflow.ProcStart(creator.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, _ := newIdentity()
+	tag := procTag(store.Owner{PID: creator.Process.Pid, Start: start, Boot: self.Boot})
+	tmp := filepath.Join(home, ".baton-tmp-workflows.json-"+tag+"-1")
+	if err := os.WriteFile(tmp, []byte("{half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A file of a creator that is already gone (its pid with another start time), made
+	// after the takeover: once the writer's housekeeping removed it, a pass has looked at
+	// both files, and the live creator's file must still be there.
+	gone := filepath.Join(home, ".baton-tmp-workflows.json-"+procTag(store.Owner{PID: creator.Process.Pid, Start: start + 1, Boot: self.Boot})+"-2")
+	if err := os.WriteFile(gone, []byte("{half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !waitGone(gone, 10*time.Second) {
+		t.Fatalf("the temp file of a gone creator was never removed")
+	}
+	if _, err := os.Stat(tmp); err != nil {
+		t.Fatalf("the temp file of a live creator was removed: %v", err)
+	}
+	creator.Process.Kill()
+	creator.Wait()
+	if !waitGone(tmp, 10*time.Second) {
+		t.Fatalf("the temp file of a dead creator is still there")
+	}
+	if d := readDisk(t, home); d.Workflow("a") == nil {
+		t.Fatal("live file lost its records")
+	}
+}
+
+// waitGone waits until path does not exist (the state that proves the removal), polling
+// the file; false when timeout passed first.
+func waitGone(path string, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
