@@ -60,21 +60,29 @@ func TestLockFileAttacked(t *testing.T) {
 			// must wait on the file now at the path. A new window c races b for that file.
 			c := startChild(t, home)
 			c.initialRole()
-			time.Sleep(300 * time.Millisecond)
-			// a waits again too, with a new identity: any one of the three may win.
-			var writers []*child
-			for _, x := range []*child{a, b, c} {
-				evs := x.eventsCopy()
-				from := 0
-				if x == a { // a was the writer before; count only a new term
-					from, _ = a.waitEvent(0, time.Second, eventIs("role", "role", "reader"))
-				}
-				for _, e := range evs[from:] {
-					if e["event"] == "role" && e["role"] == "writer" {
-						writers = append(writers, x)
-						break
+			// a waits again too, with a new identity: any one of the three may win. Wait for
+			// the first writer event among them, then count (and count again at the end).
+			aFrom, _ := a.waitEvent(0, time.Second, eventIs("role", "role", "reader"))
+			newWriters := func() []*child {
+				var writers []*child
+				for _, x := range []*child{a, b, c} {
+					from := 0
+					if x == a { // a was the writer before; count only a new term
+						from = aFrom
+					}
+					for _, e := range x.eventsCopy()[from:] {
+						if e["event"] == "role" && e["role"] == "writer" {
+							writers = append(writers, x)
+							break
+						}
 					}
 				}
+				return writers
+			}
+			var writers []*child
+			for deadline := time.Now().Add(10 * time.Second); len(writers) == 0 && time.Now().Before(deadline); {
+				writers = newWriters()
+				time.Sleep(2 * time.Millisecond) // polling for the event, not a synchronisation
 			}
 			if len(writers) != 1 {
 				t.Fatalf("%d windows became the writer after the lock file was %s (want exactly 1)", len(writers), how)
@@ -88,6 +96,9 @@ func TestLockFileAttacked(t *testing.T) {
 				if r := x.do(addWF("from-"+fmt.Sprint(x.pid), 1, "fail")); r["ok"] != false {
 					t.Fatalf("window %d wrote beside writer %d: %v", x.pid, wr.pid, r)
 				}
+			}
+			if again := newWriters(); len(again) != 1 {
+				t.Fatalf("%d windows became the writer after the lock file was %s (want exactly 1)", len(again), how)
 			}
 			names := diskNames(readDisk(t, home))
 			if contains(names, "from-a") || !contains(names, "from-new-writer") || !contains(names, "before") {
