@@ -55,12 +55,21 @@ func (w *Window) wakeScheduler() {
 // log, cancels what must be cancelled, starts what was created, and returns when to look
 // again.
 func (w *Window) schedulePass(ctx context.Context, eng *workflow.Engine, self store.Owner) time.Time {
+	return w.schedulePassAsOf(ctx, eng, self, time.Time{})
+}
+
+// schedulePassAsOf is schedulePass for the occurrences due at asOf (zero: now); overruns
+// are judged now. `tick --once` passes the instant it started.
+func (w *Window) schedulePassAsOf(ctx context.Context, eng *workflow.Engine, self store.Owner, asOf time.Time) time.Time {
 	now := w.opts.Now()
+	if asOf.IsZero() {
+		asOf = now
+	}
 	var decs []workflow.Decision
 	next := now.Add(maxSchedulerSleep)
 	_, err := w.engineUpdate(ctx)(func(d *store.Doc) error {
 		before := scheduleState(d)
-		decs = workflow.Tick(d, now, self)
+		decs = workflow.TickAsOf(d, asOf, now, self)
 		decs = append(decs, workflow.Overruns(d, now)...)
 		next = nextWake(d, now)
 		if len(decs) == 0 && reflect.DeepEqual(before, scheduleState(d)) {
@@ -132,11 +141,21 @@ func nextWake(d *store.Doc, now time.Time) time.Time {
 			next = s.NextDue
 		}
 	}
+	if t := nextOverrun(d); !t.IsZero() && t.Before(next) {
+		next = t
+	}
+	return next
+}
+
+// nextOverrun is the earliest max_runtime deadline of a running scheduled run not yet
+// marked overrun, or zero if there is none.
+func nextOverrun(d *store.Doc) time.Time {
+	var next time.Time
 	for i := range d.Runs {
 		r := &d.Runs[i]
 		if r.Status == store.StatusRunning && r.Schedule != "" && !r.Overrun {
 			if s := d.Schedule(r.Schedule); s != nil && s.MaxRuntime > 0 {
-				if t := r.Started.Add(s.MaxRuntime.D() + time.Millisecond); t.Before(next) {
+				if t := r.Started.Add(s.MaxRuntime.D() + time.Millisecond); next.IsZero() || t.Before(next) {
 					next = t
 				}
 			}

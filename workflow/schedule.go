@@ -168,24 +168,33 @@ type Decision struct {
 // LastDue only moves forward and is saved with the run, before any step is spawned. A
 // clock that jumps backwards finds nothing due. owner is the writer window.
 func Tick(d *store.Doc, now time.Time, owner store.Owner) []Decision {
+	return TickAsOf(d, now, now, owner)
+}
+
+// TickAsOf is Tick for the occurrences due at asOf (not after): what is late is judged at
+// asOf, while now dates the runs it creates. `tick --once` passes the instant it started
+// on every pass, so it runs what was due then (and what that leaves waiting), never
+// what comes due while its runs go on: that is the next tick's. Called again with the
+// same asOf, it only starts waiting occurrences whose turn came.
+func TickAsOf(d *store.Doc, asOf, now time.Time, owner store.Owner) []Decision {
 	var out []Decision
 	for i := range d.Schedules {
 		s := &d.Schedules[i]
 		if s.Paused || d.Workflow(s.Workflow) == nil {
 			continue
 		}
-		dues := dueKeys(s, now)
+		dues := dueKeys(s, asOf)
 		if len(dues) > 0 {
 			s.LastDue = dues[len(dues)-1]
 		}
-		dues, dec := catchUp(s, dues, now)
+		dues, dec := catchUp(s, dues, asOf)
 		out = append(out, dec...)
 		for _, due := range dues {
-			inOrder := s.CatchUp == CatchUpAll && now.Sub(due) > onTime
+			inOrder := s.CatchUp == CatchUpAll && asOf.Sub(due) > onTime
 			out = append(out, occur(d, s, due, now, owner, inOrder)...)
 		}
 		out = append(out, startPending(d, s, now, owner)...)
-		if nd, err := Next(s, maxTime(s.LastDue, now)); err == nil {
+		if nd, err := Next(s, maxTime(s.LastDue, asOf)); err == nil {
 			s.NextDue = nd
 		}
 	}

@@ -348,3 +348,51 @@ func TestPauseResumeDoesNotCatchUpPausedTime(t *testing.T) {
 		t.Fatalf("after resume: %d runs, want 1", n)
 	}
 }
+
+// TestTickAsOfHandlesOnlyWhatWasDueThen is the pass of `tick --once`: occurrences due
+// after asOf are left alone however late now is, lateness is judged at asOf (catch_up
+// none still runs the occurrence that was on time then), the runs are dated now, and a
+// second call with the same asOf only starts an occurrence that waited for its turn.
+func TestTickAsOfHandlesOnlyWhatWasDueThen(t *testing.T) {
+	every := store.Duration(time.Minute)
+	asOf := t0.Add(3*time.Minute + time.Second) // keys 1m, 2m (late) and 3m (on time)
+	now := asOf.Add(10 * time.Minute)           // the pass's runs took ten minutes
+	t.Run("none", func(t *testing.T) {
+		d, id := schedDoc(t, store.Schedule{Every: every, CatchUp: CatchUpNone})
+		TickAsOf(d, asOf, now, me)
+		rs := runsOf(d, id)
+		if len(rs) != 1 || !rs[0].Due.Equal(t0.Add(3*time.Minute)) || !rs[0].Created.Equal(now) {
+			t.Fatalf("runs %+v, want one for the on-time key 3m, created now", rs)
+		}
+		s := d.Schedule(id)
+		if !s.LastDue.Equal(t0.Add(3*time.Minute)) || !s.NextDue.Equal(t0.Add(4*time.Minute)) {
+			t.Fatalf("last due %v, next due %v, want 3m and 4m: not as of asOf", s.LastDue, s.NextDue)
+		}
+	})
+	t.Run("all-queued-in-order", func(t *testing.T) {
+		d, id := schedDoc(t, store.Schedule{Every: every, CatchUp: CatchUpAll, Overlap: OverlapSkip})
+		TickAsOf(d, asOf, now, me)
+		if rs := runsOf(d, id); len(rs) != 1 || len(d.Schedule(id).Pending) != 1 {
+			t.Fatalf("runs %d, pending %v: want the first late key running and the second waiting", len(rs), d.Schedule(id).Pending)
+		}
+		first := runsOf(d, id)[0]
+		setRunning(d, first.ID, now)
+		// The run ended without its finish starting the next (as after a reap): the
+		// next pass as of the same instant starts the waiting key and nothing else.
+		Finish(d.Run(first.ID), store.StatusSucceeded, nil, "", now)
+		ReleaseScheduleLock(d, first.ID)
+		if k := kinds(TickAsOf(d, asOf, now.Add(time.Minute), me)); k != "started" {
+			t.Fatalf("second pass: %q, want started", k)
+		}
+		if k := kinds(TickAsOf(d, asOf, now.Add(2*time.Minute), me)); k != "" {
+			t.Fatalf("third pass: %q, want nothing", k)
+		}
+		var dues []time.Time
+		for _, r := range runsOf(d, id) {
+			dues = append(dues, r.Due)
+		}
+		if len(dues) != 2 || !dues[0].Equal(t0.Add(time.Minute)) || !dues[1].Equal(t0.Add(2*time.Minute)) {
+			t.Fatalf("dues %v, want 1m then 2m (3m found a live run and was skipped)", dues)
+		}
+	})
+}
