@@ -111,7 +111,7 @@ func ParseRequest(line []byte) (*Request, error) {
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&req); err != nil {
-		return nil, fmt.Errorf("request is not a JSON object: %v", err)
+		return &req, fmt.Errorf("request is not a valid JSON object: %v", err) // a field of the wrong type leaves the id decoded
 	}
 	if dec.More() {
 		return &req, errors.New("trailing data after the JSON object")

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -34,8 +35,12 @@ var (
 )
 
 // FuzzControlLines feeds a window's control channel arbitrary input: every output line is
-// one JSON object, every request line gets exactly one reply with its id, and the window
-// keeps serving. The window is a writer on a private home, so valid writes really save.
+// one JSON object with a boolean "ok", every non-blank request line gets exactly one reply,
+// in order, and that reply echoes the request's id: the "id" member of a line whose first
+// JSON value is an object, compared as JSON (null when absent, and for a line that is not
+// a JSON object or is over MaxRequestLine). A shutdown request ends Serve after its reply;
+// the lines after it get none. The window keeps serving. It is a writer on a private
+// home, so valid writes really save.
 //
 //	go test ./host -run '^$' -fuzz FuzzControlLines -fuzztime 2m
 func FuzzControlLines(f *testing.F) {
@@ -46,6 +51,12 @@ func FuzzControlLines(f *testing.F) {
 		"{\"id\":3,\"op\":\"delete_workflow\",\"workflow\":\"w\"}\n{\"id\":4,\"op\":\"history\",\"limit\":-1}\n",
 		"{\"id\":5,\"op\":\"add_schedule\",\"schedule\":{\"workflow\":\"w\",\"every\":\"1s\"}}\n",
 		"{\"id\":6,\"op\":\"audit\",\"max\":-5}\n{\"id\":7,\"op\":\"update_schedule\",\"schedule\":7}\n",
+		// ids of every JSON kind, an id with no op, trailing data, and an escaped shutdown
+		// in the middle: the lines after it get no reply.
+		"{\"id\":[1,{\"a\":null}],\"op\":\"status\"}\n{\"id\":{\"x\":\"\\u00e9<\"},\"op\":\"nope\"}\n{\"id\":1e400}\n{\"id\":12345678901234567890123,\"op\":\"status\"}{}\n" +
+			"{\"id\":\"s\",\"op\":\"shut\\u0064own\"}\n{\"id\":\"after\",\"op\":\"status\"}\n",
+		// A field of the wrong type in an object that has an id: the reply still carries it.
+		"{\"id\":8,\"op\":\"history\",\"limit\":\"ten\"}\n{\"id\":9,\"op\":7}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -63,34 +74,84 @@ func FuzzControlLines(f *testing.F) {
 				panic(err)
 			}
 		})
-		// No shutdown: it ends Serve early, which the counting below does not model.
-		input = bytes.ReplaceAll(input, []byte("shutdown"), []byte("shutdow_"))
 		var out bytes.Buffer
 		c := NewControl(fuzzWin, &out)
-		if err := c.Serve(bytes.NewReader(input)); err == nil {
-			t.Fatal("Serve returned nil without a shutdown")
-		}
-		want := 0
-		for _, l := range strings.Split(string(input), "\n") {
-			if len(bytes.TrimSpace([]byte(strings.TrimRight(l, "\r")))) > 0 {
-				want++
+		serveErr := c.Serve(bytes.NewReader(input))
+		// The request lines, as Serve cuts them, and the id each reply must carry.
+		var wantIDs []any
+		segs := strings.Split(string(input), "\n")
+		for k, l := range segs {
+			size := len(l)
+			if k < len(segs)-1 {
+				size++ // its newline
+			}
+			line := []byte(strings.TrimRight(l, "\r\n"))
+			if size > MaxRequestLine {
+				wantIDs = append(wantIDs, nil)
+			} else if len(bytes.TrimSpace(line)) > 0 {
+				wantIDs = append(wantIDs, requestID(t, line))
 			}
 		}
-		got := 0
+		output := out.String()
+		var replies []map[string]json.RawMessage
 		sc := bufio.NewScanner(&out)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for sc.Scan() {
-			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m == nil {
 				t.Fatalf("output line is not a JSON object: %q", sc.Text())
 			}
-			if _, ok := m["ok"]; !ok {
-				t.Fatalf("reply without ok: %q", sc.Text())
+			if ok := string(m["ok"]); ok != "true" && ok != "false" {
+				t.Fatalf("reply without a boolean ok: %q", sc.Text())
 			}
-			got++
+			replies = append(replies, m)
 		}
-		if got != want {
-			t.Fatalf("%d request lines, %d replies; input %q; output %q", want, got, input, out.String())
+		if serveErr == nil {
+			// A shutdown: its reply, {"id", "ok": true} and nothing else, is the last.
+			last := map[string]json.RawMessage{}
+			if len(replies) > 0 {
+				last = replies[len(replies)-1]
+			}
+			if len(last) != 2 || string(last["ok"]) != "true" || len(replies) > len(wantIDs) {
+				t.Fatalf("Serve stopped, but not after a shutdown reply: input %q; output %q", input, output)
+			}
+			wantIDs = wantIDs[:len(replies)]
+		}
+		if len(replies) != len(wantIDs) {
+			t.Fatalf("%d request lines, %d replies; input %q; output %q", len(wantIDs), len(replies), input, output)
+		}
+		for k, m := range replies {
+			raw, ok := m["id"]
+			if !ok {
+				t.Fatalf("reply %d has no id: input %q; output %q", k, input, output)
+			}
+			if got := jsonValue(t, raw); !reflect.DeepEqual(got, wantIDs[k]) {
+				t.Fatalf("reply %d carries id %s, want %#v (request line %d); input %q; output %q", k, raw, wantIDs[k], k, input, output)
+			}
 		}
 	})
+}
+
+// requestID is the id a reply to line must echo: the "id" member (as encoding/json
+// matches keys) of the line's first JSON value if that is an object, else null.
+func requestID(t *testing.T, line []byte) any {
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.NewDecoder(bytes.NewReader(line)).Decode(&probe); err != nil || len(probe.ID) == 0 {
+		return nil
+	}
+	return jsonValue(t, probe.ID)
+}
+
+// jsonValue decodes raw for comparison, keeping numbers as written (an echo keeps them).
+func jsonValue(t *testing.T, raw []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("id %q does not decode: %v", raw, err)
+	}
+	return v
 }

@@ -112,7 +112,10 @@ func RunProcesses(home, id string) []int {
 // to wait for them to be gone and returns the pids and groups it signalled and whether
 // all are gone.
 func KillRun(home string, r *store.Run, wait time.Duration) (killed []int, gone bool) {
-	if r.PGID > 0 && groupIsRuns(r) {
+	// A group whose leader's pid was reused by another process's own group is not the
+	// run's: it is neither killed nor waited for.
+	group := r.PGID > 0 && groupIsRuns(r)
+	if group {
 		if syscall.Kill(-r.PGID, syscall.SIGKILL) == nil {
 			killed = append(killed, -r.PGID)
 		}
@@ -126,7 +129,7 @@ func KillRun(home string, r *store.Run, wait time.Duration) (killed []int, gone 
 	deadline := time.Now().Add(wait)
 	for {
 		left := RunProcesses(home, r.ID)
-		if len(left) == 0 && (r.PGID == 0 || !GroupAlive(r.PGID)) {
+		if len(left) == 0 && (!group || !GroupAlive(r.PGID)) {
 			return killed, true
 		}
 		if time.Now().After(deadline) {
