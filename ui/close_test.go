@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"baton/host"
 	"baton/store"
 )
 
@@ -117,7 +118,7 @@ func TestClosingWriterWithRunsGoingAsksFirst(t *testing.T) {
 	}
 	// The reader took over from the closed writer and sees the same record.
 	deadline := time.Now().Add(10 * time.Second)
-	for w2.Status().Role != "writer" && time.Now().Before(deadline) {
+	for w2.Role() != host.RoleWriter && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if r2 := w2.Snapshot().Run(run.ID); r2 == nil || r2.Status != store.StatusCancelled {

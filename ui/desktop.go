@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +10,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
+
+	"baton/ui/view"
 )
 
 //go:embed Icon.png
@@ -118,9 +118,7 @@ func openAnother(home string) error {
 }
 
 func (m *Main) showAbout() {
-	txt := widget.NewLabel(fmt.Sprintf("Baton %s\n\nRuns your workflows on this computer. Each window on a home folder shows "+
-		"the same state; one window writes and the others follow, taking over when it closes.\n\nHome: %s\nThis window: pid %d",
-		Version, m.st.Home, m.st.PID))
+	txt := widget.NewLabel(view.AboutText(Version, m.st))
 	txt.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustom("About Baton", "Close", txt, m.Win)
 	d.Resize(fyne.NewSize(460, 280))
@@ -136,23 +134,20 @@ func (m *Main) showShortcuts() {
 }
 
 // prefKey is the preference key of name for this window's home folder.
-func (m *Main) prefKey(name string) string {
-	h := sha256.Sum256([]byte(m.st.Home))
-	return "home." + hex.EncodeToString(h[:8]) + "." + name
-}
+func (m *Main) prefKey(name string) string { return view.PrefKey(m.st.Home, name) }
 
 func (m *Main) savedSize() fyne.Size {
 	p := m.App.Preferences()
 	w := p.FloatWithFallback(m.prefKey("width"), float64(DefaultSize.Width))
 	h := p.FloatWithFallback(m.prefKey("height"), float64(DefaultSize.Height))
-	return fyne.NewSize(float32(max(w, 480)), float32(max(h, 360)))
+	return fyne.NewSize(view.RestoredSize(w, h))
 }
 
 // SaveWindowSize remembers the window size for this home folder. Fyne has no API for the
 // window position, so only the size is kept. UI goroutine.
 func (m *Main) SaveWindowSize() {
 	s := m.Win.Canvas().Size()
-	if s.Width < 100 || s.Height < 100 {
+	if !view.WorthSaving(s.Width, s.Height) {
 		return
 	}
 	p := m.App.Preferences()

@@ -1,14 +1,10 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -17,14 +13,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"baton/store"
-	"baton/workflow"
+	"baton/ui/view"
 )
-
-// stepDraft is one step as typed: text stays text until it is saved.
-type stepDraft struct {
-	Name, Timeout, Dir, Env string
-	Argv                    []string
-}
 
 // StepEditor holds the widgets of one step.
 type StepEditor struct {
@@ -67,7 +57,7 @@ type Editor struct {
 	existing string // name of the saved workflow open here; "" for a new draft
 	open     bool   // a workflow or a draft is open
 	base     store.Workflow
-	steps    []stepDraft
+	steps    []view.StepDraft
 	dirty    bool
 	loading  bool
 	rev      int // counts edits, so a save that finishes late keeps newer typing
@@ -87,7 +77,7 @@ func newEditor(m *Main) *Editor {
 	}
 	e.OnOwnerLost.OnChanged = func(string) { e.changed() }
 	e.AddStep = widget.NewButtonWithIcon("Add step", theme.ContentAddIcon(), func() {
-		e.steps = append(e.steps, stepDraft{Argv: []string{""}})
+		e.steps = append(e.steps, view.StepDraft{Argv: []string{""}})
 		e.restructure()
 	})
 	e.Save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), m.SaveWorkflow)
@@ -145,7 +135,7 @@ func (e *Editor) clear(msg string) {
 	body := e.obj.(*fyne.Container).Objects[1]
 	body.Hide()
 	if msg != "" {
-		e.empty.SetText(msg + " Choose a workflow on the left, or make a new one (Ctrl+N).")
+		e.empty.SetText(view.EmptyEditorText(msg))
 	}
 	e.empty.Show()
 	e.updateButtons()
@@ -190,12 +180,12 @@ func (e *Editor) saved(w *store.Workflow, rev int) {
 		e.existing, e.base = w.Name, w.Clone()
 		e.Title.SetText(w.Name)
 		e.Name.Disable()
-		e.setMessage("Saved; your newer changes are not saved yet.", widget.WarningImportance)
+		e.setMessage(view.SavedText(true), widget.WarningImportance)
 		e.updateButtons()
 		return
 	}
 	e.load(w)
-	e.setMessage("Saved.", widget.SuccessImportance)
+	e.setMessage(view.SavedText(false), widget.SuccessImportance)
 }
 
 // fill puts w into the widgets without marking the editor dirty.
@@ -203,69 +193,34 @@ func (e *Editor) fill(w *store.Workflow) {
 	e.loading = true
 	defer func() { e.loading = false }()
 	e.open = true
-	e.Name.SetText(w.Name)
-	e.MaxConcurrent.SetText(strconv.Itoa(w.MaxConcurrent))
-	e.OnOwnerLost.SetSelected(w.OnOwnerLost)
-	e.steps = e.steps[:0]
-	for _, s := range w.Steps {
-		d := stepDraft{Name: s.Name, Dir: s.Dir, Argv: slices.Clone(s.Argv), Env: envText(s.Env)}
-		if s.Timeout > 0 {
-			d.Timeout = s.Timeout.D().String()
-		}
-		if len(d.Argv) == 0 {
-			d.Argv = []string{""}
-		}
-		e.steps = append(e.steps, d)
-	}
+	f := view.FormOf(w, e.steps[:0])
+	e.Name.SetText(f.Name)
+	e.MaxConcurrent.SetText(f.MaxConcurrent)
+	e.OnOwnerLost.SetSelected(f.OnOwnerLost)
+	e.steps = f.Steps
 	e.rebuildSteps()
 	e.empty.Hide()
 	e.obj.(*fyne.Container).Objects[1].Show()
 }
 
-func envText(env map[string]string) string {
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s=%s\n", k, env[k])
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
 // follow is called with every new snapshot: an unedited editor shows the newest saved
 // definition; an edited one is left alone (the person's typing wins until they save).
 func (e *Editor) follow(doc *store.Doc) {
-	if !e.open || e.existing == "" {
-		return
-	}
-	w := doc.Workflow(e.existing)
-	if w == nil {
-		if !e.dirty {
-			e.clear(fmt.Sprintf("%q was deleted.", e.existing))
-		} else {
-			e.setMessage(fmt.Sprintf("%q was deleted by the writer; saving adds it back.", e.existing), widget.WarningImportance)
-			e.existing = ""
-			e.Name.Enable()
-			e.updateButtons()
-		}
-		return
-	}
-	if sameWorkflow(w, &e.base) {
-		return
-	}
-	if e.dirty {
-		e.setMessage("This workflow changed since you opened it; saving replaces that change with yours.", widget.WarningImportance)
+	act, w, msg := view.EditorFollow(doc, e.open, e.existing, &e.base, e.dirty)
+	switch act {
+	case view.FollowClose:
+		e.clear(msg)
+	case view.FollowOrphan:
+		e.setMessage(msg, widget.WarningImportance)
+		e.existing = ""
+		e.Name.Enable()
+		e.updateButtons()
+	case view.FollowRebase:
+		e.setMessage(msg, widget.WarningImportance)
 		e.base = w.Clone()
-		return
+	case view.FollowLoad:
+		e.load(w)
 	}
-	e.load(w)
-}
-
-func sameWorkflow(a, b *store.Workflow) bool {
-	return fmt.Sprintf("%+v", *a) == fmt.Sprintf("%+v", *b)
 }
 
 func (e *Editor) revert() {
@@ -303,23 +258,23 @@ func (e *Editor) setMessage(s string, imp widget.Importance) {
 
 // setWritable enables the write controls for a writer; a reader sees why not.
 func (e *Editor) setWritable(ok bool, reason string) {
-	if ok || !e.open {
-		e.ReadOnlyNote.Hide()
-	} else {
+	if view.EditorControlsFor(ok, e.open, e.dirty, e.existing).ReadOnlyNote {
 		e.ReadOnlyNote.SetText(reason)
 		e.ReadOnlyNote.Show()
+	} else {
+		e.ReadOnlyNote.Hide()
 	}
 	e.updateButtons()
 }
 
 func (e *Editor) updateButtons() {
-	w := e.m.writeable
-	enable(e.Save, w && e.open && (e.dirty || e.existing == ""))
-	enable(e.Revert, e.dirty && e.existing != "")
-	enable(e.RunNow, w && e.existing != "")
-	enable(e.Duplicate, e.existing != "")
-	enable(e.Delete, w && e.existing != "")
-	enable(e.AddStep, e.open)
+	c := view.EditorControlsFor(e.m.writeable, e.open, e.dirty, e.existing)
+	enable(e.Save, c.Save)
+	enable(e.Revert, c.Revert)
+	enable(e.RunNow, c.RunNow)
+	enable(e.Duplicate, c.Duplicate)
+	enable(e.Delete, c.Delete)
+	enable(e.AddStep, c.AddStep)
 }
 
 func enable(d fyne.Disableable, on bool) {
@@ -330,78 +285,22 @@ func enable(d fyne.Disableable, on bool) {
 	}
 }
 
+// typed is the workflow as typed in the editor.
+func (e *Editor) typed() view.WorkflowForm {
+	return view.WorkflowForm{Name: e.Name.Text, MaxConcurrent: e.MaxConcurrent.Text, OnOwnerLost: e.OnOwnerLost.Selected, Steps: e.steps}
+}
+
 // Draft returns the definition as typed, and the messages of fields that do not parse.
 func (e *Editor) Draft() (store.Workflow, map[string]string) {
-	errs := map[string]string{}
-	w := store.Workflow{Name: strings.TrimSpace(e.Name.Text), OnOwnerLost: e.OnOwnerLost.Selected}
-	if t := strings.TrimSpace(e.MaxConcurrent.Text); t != "" {
-		n, err := strconv.Atoi(t)
-		if err != nil {
-			errs["max_concurrent"] = fmt.Sprintf("must be a whole number such as 1 or 4, not %q", t)
-		}
-		w.MaxConcurrent = n
-	}
-	for i, d := range e.steps {
-		s := store.Step{Name: strings.TrimSpace(d.Name), Dir: strings.TrimSpace(d.Dir), Argv: trimArgv(d.Argv)}
-		if t := strings.TrimSpace(d.Timeout); t != "" {
-			v, err := time.ParseDuration(t)
-			switch {
-			case err != nil:
-				errs[fmt.Sprintf("steps[%d].timeout", i)] = fmt.Sprintf("must be a duration such as 30s, 10m or 1h30m, not %q", t)
-			case v < 0:
-				errs[fmt.Sprintf("steps[%d].timeout", i)] = "must not be negative"
-			}
-			s.Timeout = store.Duration(v)
-		}
-		env, msg := parseEnv(d.Env)
-		if msg != "" {
-			errs[fmt.Sprintf("steps[%d].env", i)] = msg
-		}
-		s.Env = env
-		w.Steps = append(w.Steps, s)
-	}
-	return w, errs
-}
-
-// trimArgv drops empty trailing arguments (the blank field left for typing the next one).
-func trimArgv(a []string) []string {
-	out := slices.Clone(a)
-	for len(out) > 0 && out[len(out)-1] == "" {
-		out = out[:len(out)-1]
-	}
-	return out
-}
-
-func parseEnv(text string) (map[string]string, string) {
-	var env map[string]string
-	for n, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return env, fmt.Sprintf("line %d: write NAME=value, one per line (got %q)", n+1, line)
-		}
-		if env == nil {
-			env = map[string]string{}
-		}
-		env[strings.TrimSpace(k)] = v
-	}
-	return env, ""
+	f := e.typed()
+	return f.Draft()
 }
 
 // validate shows every message next to its field and returns the definition when it is
-// valid. The rules are the core's (workflow.Normalize); the editor adds only parsing.
+// valid. The rules are the core's (view.WorkflowForm.Validate); the editor adds nothing.
 func (e *Editor) validate() (store.Workflow, bool) {
-	w, errs := e.Draft()
-	if len(errs) == 0 {
-		c := w.Clone()
-		if err := workflow.Normalize(&c); err != nil {
-			k, msg := fieldOf(err)
-			errs[k] = msg
-		}
-	}
+	f := e.typed()
+	w, errs := f.Validate()
 	for k, l := range e.Errors {
 		if msg, ok := errs[k]; ok {
 			l.SetText(msg)
@@ -413,30 +312,15 @@ func (e *Editor) validate() (store.Workflow, bool) {
 	return w, len(errs) == 0
 }
 
-var fieldRE = regexp.MustCompile(`(name|max_concurrent|on_owner_lost|steps\[\d+\]\.argv|steps): (.*)$`)
-
-// fieldOf finds the field an error of the core names and the message for it.
-func fieldOf(err error) (string, string) {
-	s := err.Error()
-	if errors.Is(err, workflow.ErrConflict) && strings.Contains(s, "already exists") {
-		return "name", "another workflow already has this name"
-	}
-	if m := fieldRE.FindStringSubmatch(s); m != nil {
-		return m[1], m[2]
-	}
-	return "", s
-}
-
 // showError shows an error the core returned for a save next to its field.
 func (e *Editor) showError(err error) {
-	k, msg := fieldOf(err)
-	if l, ok := e.Errors[k]; ok && (errors.Is(err, workflow.ErrInvalid) || errors.Is(err, workflow.ErrConflict)) {
-		l.SetText(msg)
+	field, fieldMsg, msg := view.SaveError(err, func(k string) bool { _, ok := e.Errors[k]; return ok })
+	if field != "" {
+		l := e.Errors[field]
+		l.SetText(fieldMsg)
 		l.Show()
-		e.setMessage("Not saved: "+msg, widget.DangerImportance)
-		return
 	}
-	e.setMessage("Not saved: "+errText(err), widget.DangerImportance)
+	e.setMessage(msg, widget.DangerImportance)
 }
 
 // rebuildSteps makes one card per step draft, dropping the field errors of old steps.
@@ -460,9 +344,9 @@ func (e *Editor) rebuildSteps() {
 func (e *Editor) stepEditor(i int) *StepEditor {
 	d := &e.steps[i]
 	se := &StepEditor{ArgvError: errLabel(), TimeoutError: errLabel(), EnvError: errLabel()}
-	e.Errors[fmt.Sprintf("steps[%d].argv", i)] = se.ArgvError
-	e.Errors[fmt.Sprintf("steps[%d].timeout", i)] = se.TimeoutError
-	e.Errors[fmt.Sprintf("steps[%d].env", i)] = se.EnvError
+	e.Errors[view.StepField(i, "argv")] = se.ArgvError
+	e.Errors[view.StepField(i, "timeout")] = se.TimeoutError
+	e.Errors[view.StepField(i, "env")] = se.EnvError
 	entry := func(val, ph string, set func(string)) *widget.Entry {
 		en := widget.NewEntry()
 		en.SetText(val)
@@ -485,10 +369,7 @@ func (e *Editor) stepEditor(i int) *StepEditor {
 		}
 		se.Args = append(se.Args, entry(d.Argv[j], ph, func(s string) { e.steps[i].Argv[j] = s }))
 		rm := widget.NewButtonWithIcon("", theme.ContentRemoveIcon(), func() {
-			e.steps[i].Argv = slices.Delete(e.steps[i].Argv, j, j+1)
-			if len(e.steps[i].Argv) == 0 {
-				e.steps[i].Argv = []string{""}
-			}
+			e.steps[i].Argv = view.RemoveArg(e.steps[i].Argv, j)
 			e.restructure()
 		})
 		rm.Importance = widget.LowImportance
@@ -515,19 +396,17 @@ func (e *Editor) stepEditor(i int) *StepEditor {
 }
 
 func (e *Editor) moveStep(i, delta int) {
-	j := i + delta
-	if j < 0 || j >= len(e.steps) {
-		return
+	if view.MoveStep(e.steps, i, delta) {
+		e.restructure()
 	}
-	e.steps[i], e.steps[j] = e.steps[j], e.steps[i]
-	e.restructure()
 }
 
 // card lays out one step: header with reorder and remove, then its fields.
 func (se *StepEditor) card(i, n int) fyne.CanvasObject {
 	se.Title = widget.NewLabelWithStyle(fmt.Sprintf("Step %d", i+1), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	enable(se.Up, i > 0)
-	enable(se.Down, i < n-1)
+	up, down := view.StepMoves(i, n)
+	enable(se.Up, up)
+	enable(se.Down, down)
 	head := container.NewBorder(nil, nil, se.Title, container.NewHBox(se.Up, se.Down, se.Remove))
 	args := container.NewVBox()
 	for j, a := range se.Args {

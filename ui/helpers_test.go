@@ -94,7 +94,7 @@ func startWriter(t *testing.T, home string) *host.Window {
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if r := w.Status().Role; r != "writer" {
+	if r := w.Role(); r != host.RoleWriter {
 		t.Fatalf("first window is %s, want writer", r)
 	}
 	return w

@@ -110,19 +110,19 @@ func TestRunsTabPagesThroughArchivedRuns(t *testing.T) {
 
 	// Each press shows older runs until the oldest is listed.
 	presses := 0
-	for !m.hist.done {
+	for !m.hist.Done {
 		if presses++; presses > 10 {
 			t.Fatalf("still not at the oldest run after %d presses; listed %d", presses, m.Runs.Length())
 		}
 		test.Tap(m.RunsOlder)
-		if !m.hist.loading {
+		if !m.hist.Loading {
 			t.Fatal("Show older runs did not start reading")
 		}
-		q.waitFor(t, "a page of older runs", func() bool { return !m.hist.loading })
-		if m.hist.err != nil {
-			t.Fatal(m.hist.err)
+		q.waitFor(t, "a page of older runs", func() bool { return !m.hist.Loading })
+		if m.hist.Err != nil {
+			t.Fatal(m.hist.Err)
 		}
-		if presses == 1 && m.hist.shown == 0 {
+		if presses == 1 && m.hist.Shown == 0 {
 			t.Error("the first press listed no archived run")
 		}
 	}
@@ -154,8 +154,8 @@ func TestRunsTabPagesThroughArchivedRuns(t *testing.T) {
 	if !m.RunsOlder.Disabled() || !strings.Contains(m.RunsArchive.Text, "Every run is listed") {
 		t.Errorf("at the oldest page: button disabled %v, label %q", m.RunsOlder.Disabled(), m.RunsArchive.Text)
 	}
-	if want := len(archived); m.hist.shown != want {
-		t.Errorf("%d archived runs listed, want %d", m.hist.shown, want)
+	if want := len(archived); m.hist.Shown != want {
+		t.Errorf("%d archived runs listed, want %d", m.hist.Shown, want)
 	}
 
 	// The oldest run, no longer in workflows.json, opens in the run view with its log.
@@ -173,12 +173,12 @@ func TestRunsTabPagesThroughArchivedRuns(t *testing.T) {
 
 	// A status filter is part of the query: the loaded pages are dropped and read again.
 	m.RunsStatus.SetSelected(store.StatusFailed)
-	q.waitFor(t, "the failed runs read", func() bool { return !m.hist.loading })
-	if m.Runs.Length() != 0 || !m.hist.done {
-		t.Errorf("no run failed, but %d are listed (done %v)", m.Runs.Length(), m.hist.done)
+	q.waitFor(t, "the failed runs read", func() bool { return !m.hist.Loading })
+	if m.Runs.Length() != 0 || !m.hist.Done {
+		t.Errorf("no run failed, but %d are listed (done %v)", m.Runs.Length(), m.hist.Done)
 	}
 	m.RunsStatus.SetSelected(allStatuses)
-	q.waitFor(t, "the first page again", func() bool { return !m.hist.loading })
+	q.waitFor(t, "the first page again", func() bool { return !m.hist.Loading })
 
 	// New runs still appear at the top while archived runs are listed.
 	finishRuns(t, w, "quick", 1, n+1)
@@ -188,7 +188,7 @@ func TestRunsTabPagesThroughArchivedRuns(t *testing.T) {
 	})
 
 	test.Tap(m.RunsRecent)
-	if m.hist.shown != 0 || m.Runs.Length() > len(m.doc.Runs) || !m.RunsRecent.Disabled() {
-		t.Errorf("Recent only: %d archived runs still listed, %d rows", m.hist.shown, m.Runs.Length())
+	if m.hist.Shown != 0 || m.Runs.Length() > len(m.doc.Runs) || !m.RunsRecent.Disabled() {
+		t.Errorf("Recent only: %d archived runs still listed, %d rows", m.hist.Shown, m.Runs.Length())
 	}
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"baton/store"
+	"baton/ui/view"
 )
 
 // buildRuns creates the virtualized runs list, its filter and the run view. Rows are
@@ -48,7 +48,7 @@ type runRow struct {
 }
 
 func newRunRow() fyne.CanvasObject {
-	r := &runRow{icon: widget.NewIcon(statusIcon(store.StatusQueued)), title: widget.NewLabel("r12345 workflow name"),
+	r := &runRow{icon: widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), title: widget.NewLabel("r12345 workflow name"),
 		dur: widget.NewLabel("12 min 30 s"), own: widget.NewLabel("pid 12345 (this window)"), bar: widget.NewProgressBar()}
 	r.title.Truncation = fyne.TextTruncateEllipsis
 	r.bar.TextFormatter = func() string { return r.step }
@@ -69,57 +69,22 @@ func (m *Main) updateRunRow(i widget.ListItemID, o fyne.CanvasObject) {
 	if i >= len(m.runIdx) {
 		return
 	}
-	r := m.rowRun(i)
+	v := view.RowOf(m.rowRun(i), m.st.PID, m.opts.Now())
 	row := o.(*runRow)
-	row.icon.SetResource(statusIcon(r.Status))
-	title := r.ID + "  " + r.Workflow
-	if r.Task != "" {
-		title += " · " + r.Task
-	}
-	row.title.SetText(title)
-	row.step = stepText(r)
-	row.bar.SetValue(progress(r))
-	if d := runDuration(r, m.opts.Now()); d > 0 {
-		row.dur.SetText(human(d))
-	} else {
-		row.dur.SetText(r.Status)
-	}
-	row.own.SetText(ownerText(r, m.st.PID))
+	row.icon.SetResource(statusIcon(v.Tone))
+	row.title.SetText(v.Title)
+	row.step = v.Step
+	row.bar.SetValue(v.Progress)
+	row.dur.SetText(v.Duration)
+	row.own.SetText(v.Owner)
 }
 
-// reindexRuns fills m.runIdx with the runs that match the filters, newest first, reusing
-// its backing array: the live runs of the doc merged with the archived runs loaded from
-// History (see rowRun).
+// reindexRuns fills m.runIdx with the rows of the runs list, reusing its backing array:
+// the live runs of the doc merged with the archived runs loaded from History, newest
+// first (view.History.List).
 func (m *Main) reindexRuns() {
-	text, hq := m.RunsFilter.Text, m.historyQuery()
-	arch, inDoc := m.hist.runs, m.docIDs()
-	m.runIdx = m.runIdx[:0]
-	j, archived := 0, 0
-	addArchived := func(seq uint64) { // the loaded archived runs newer than seq
-		for ; j < len(arch) && arch[j].Seq > seq; j++ {
-			if !inDoc[arch[j].ID] && runMatches(&arch[j], &hq, text) {
-				m.runIdx = append(m.runIdx, -j-1)
-				archived++
-			}
-		}
-	}
-	for i := len(m.doc.Runs) - 1; i >= 0; i-- {
-		r := &m.doc.Runs[i]
-		if runMatches(r, &hq, text) {
-			addArchived(r.Seq)
-			m.runIdx = append(m.runIdx, i)
-		}
-	}
-	addArchived(0)
-	m.hist.shown = archived
-	switch {
-	case len(m.runIdx) == len(m.doc.Runs) && archived == 0:
-		m.RunsCount.SetText(plural(len(m.doc.Runs), "run", "runs"))
-	case archived == 0:
-		m.RunsCount.SetText(fmt.Sprintf("%d of %d runs", len(m.runIdx), len(m.doc.Runs)))
-	default:
-		m.RunsCount.SetText(plural(len(m.runIdx), "run", "runs")) // the bar under the list counts the archived ones
-	}
+	m.runIdx = m.hist.List(m.runIdx, m.doc, m.historyQuery(), m.RunsFilter.Text)
+	m.RunsCount.SetText(view.RunsCount(len(m.runIdx), len(m.doc.Runs), m.hist.Shown))
 }
 
 // runsPane is the Runs tab: list on the left, the selected run on the right.
@@ -130,15 +95,7 @@ func (m *Main) runsPane() fyne.CanvasObject {
 	return split
 }
 
-func (m *Main) selectedRun() *store.Run {
-	if m.selRun == "" {
-		return nil
-	}
-	if r := m.doc.Run(m.selRun); r != nil {
-		return r
-	}
-	return m.archivedRun(m.selRun)
-}
+func (m *Main) selectedRun() *store.Run { return m.hist.Find(m.doc, m.selRun) }
 
 // ShowRun selects run id (live, or archived and listed) and shows it in the Runs tab.
 func (m *Main) ShowRun(id string) {
@@ -150,18 +107,14 @@ func (m *Main) ShowRun(id string) {
 // CancelSelected cancels the run shown in the run view.
 func (m *Main) CancelSelected() {
 	r := m.selectedRun()
-	if r == nil || !r.Active() || !m.writeable {
+	if !view.MayCancel(m.writeable, r) {
 		return
 	}
 	id := r.ID
 	m.RunView.Cancel.Disable()
 	m.RunView.setNote("Cancelling…")
 	m.runAsync(func() error { _, err := m.core.CancelRun(id); return err }, func(err error) {
-		if err != nil {
-			m.RunView.setNote("Not cancelled: " + errText(err))
-		} else {
-			m.RunView.setNote("")
-		}
+		m.RunView.setNote(view.CancelResult(err))
 		m.doc = m.core.Snapshot()
 		m.render(nil)
 	})
@@ -169,7 +122,7 @@ func (m *Main) CancelSelected() {
 
 func (m *Main) renderRun() {
 	m.RunView.render(m.selectedRun(), m.st.PID, m.opts.Now())
-	m.RunView.setWritable(m.writeable, readOnlyReason(m.st), m.selectedRun())
+	m.RunView.setWritable(m.writeable, view.ReadOnlyReason(m.st), m.selectedRun())
 }
 
 // RunView shows one run: what it is doing, how it ended, and its log as it grows.
@@ -204,7 +157,7 @@ const MaxLogShown = 256 << 10
 
 func newRunView(m *Main) *RunView {
 	v := &RunView{m: m, Title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		StatusIcon: widget.NewIcon(statusIcon(store.StatusQueued)), Status: widget.NewLabel(""), Step: widget.NewLabel(""),
+		StatusIcon: widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), Status: widget.NewLabel(""), Step: widget.NewLabel(""),
 		Progress: widget.NewProgressBar(), Exit: widget.NewLabel(""), Error: widget.NewLabel(""),
 		Owner: widget.NewLabel(""), Times: widget.NewLabel(""), Note: widget.NewLabel(""), Log: widget.NewTextGrid()}
 	v.Title.SizeName = theme.SizeNameSubHeadingText
@@ -260,60 +213,32 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 		v.setNote("")
 		v.roleNote = false
 	}
-	title := fmt.Sprintf("Run %s of %s", r.ID, r.Workflow)
-	if r.Task != "" {
-		title += " · " + r.Task
-	}
-	v.Title.SetText(title)
-	v.StatusIcon.SetResource(statusIcon(r.Status))
-	status := r.Status
-	if r.CancelRequested && r.Active() {
-		status += " (cancel requested)"
-	}
-	v.Status.SetText(status)
-	v.Step.SetText(stepText(r))
-	v.Progress.SetValue(progress(r))
+	f := view.FactsOf(r, self, now)
+	v.Title.SetText(f.Title)
+	v.StatusIcon.SetResource(statusIcon(f.Tone))
+	v.Status.SetText(f.Status)
+	v.Step.SetText(f.Step)
+	v.Progress.SetValue(f.Progress)
 	v.Progress.Refresh()
-	switch {
-	case r.ExitCode != nil:
-		v.Exit.SetText(fmt.Sprintf("%d", *r.ExitCode))
-	case r.Active():
-		v.Exit.SetText("—")
-	default:
-		v.Exit.SetText("none (the step did not exit by itself)")
-	}
-	if r.Error != "" {
-		v.Error.SetText("Error: " + r.Error)
+	v.Exit.SetText(f.Exit)
+	if f.Error != "" {
+		v.Error.SetText(f.Error)
 		v.Error.Show()
 	} else {
 		v.Error.Hide()
 	}
-	v.Owner.SetText(ownerText(r, self))
-	if r.OwnerPID == 0 {
-		v.Owner.SetText("none yet")
-	}
-	v.Times.SetText(runTimes(r, now))
-}
-
-func runTimes(r *store.Run, now time.Time) string {
-	if r.Started.IsZero() {
-		return "queued at " + clock(r.Created, now)
-	}
-	s := "started " + clock(r.Started, now)
-	if !r.Ended.IsZero() {
-		s += ", ended " + clock(r.Ended, now)
-	}
-	return s + ", " + human(runDuration(r, now))
+	v.Owner.SetText(f.Owner)
+	v.Times.SetText(f.Times)
 }
 
 // setWritable enables Cancel for a writer and an active run; a reader sees why not.
 func (v *RunView) setWritable(ok bool, reason string, r *store.Run) {
-	enable(v.Cancel, ok && r != nil && r.Active() && !r.CancelRequested)
-	switch {
-	case r != nil && r.Active() && !ok && (v.roleNote || !v.Note.Visible()):
+	enable(v.Cancel, view.CancelEnabled(ok, r))
+	switch view.RoleNote(ok, r, v.roleNote, v.Note.Visible()) {
+	case view.NoteReason:
 		v.setNote(reason)
 		v.roleNote = true
-	case v.roleNote:
+	case view.NoteClear:
 		v.setNote("")
 		v.roleNote = false
 	}

@@ -1,10 +1,6 @@
 package ui
 
 import (
-	"fmt"
-	"strings"
-	"time"
-
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
@@ -12,7 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"baton/store"
-	"baton/workflow"
+	"baton/ui/view"
 )
 
 // Schedules is the Schedules tab: a list with next due time, last outcome, policies and
@@ -77,9 +73,9 @@ func newSchedules(m *Main) *Schedules {
 	sel := func(opts ...string) *widget.Select {
 		return widget.NewSelect(opts, func(string) { s.changed() })
 	}
-	s.Overlap = sel(workflow.OverlapSkip, workflow.OverlapQueue, workflow.OverlapAllow, workflow.OverlapReplace)
-	s.CatchUp = sel(workflow.CatchUpNone, workflow.CatchUpLatest, workflow.CatchUpAll)
-	s.OnOverrun = sel("warn", "cancel")
+	s.Overlap = sel(view.OverlapChoices...)
+	s.CatchUp = sel(view.CatchUpChoices...)
+	s.OnOverrun = sel(view.OnOverrunChoices...)
 	s.Preview = widget.NewLabel("")
 	s.Preview.Wrapping = fyne.TextWrapWord
 	s.Problem = errLabel()
@@ -129,53 +125,27 @@ func (s *Schedules) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 	if i >= len(s.m.doc.Schedules) {
 		return
 	}
-	sc := &s.m.doc.Schedules[i]
+	row := view.ScheduleRowOf(&s.m.doc.Schedules[i], s.m.opts.Now())
 	c := o.(*fyne.Container)
-	c.Objects[0].(*widget.Label).SetText(sc.Workflow + " · " + cadence(sc))
+	c.Objects[0].(*widget.Label).SetText(row.Title)
 	icon := c.Objects[1].(*widget.Icon)
-	if sc.Paused {
+	if row.Paused {
 		icon.SetResource(theme.NewWarningThemedResource(theme.MediaPauseIcon()))
 	} else {
 		icon.SetResource(theme.NewPrimaryThemedResource(theme.HistoryIcon()))
 	}
-	now := s.m.opts.Now()
-	next := "next " + clock(sc.NextDue, now)
-	if sc.Paused {
-		next = "paused"
-	}
-	last := "never ran"
-	if sc.LastStatus != "" {
-		last = "last " + sc.LastStatus
-	}
-	c.Objects[2].(*widget.Label).SetText(fmt.Sprintf("%s · %s · overlap %s · catch-up %s", next, last, sc.Overlap, sc.CatchUp))
-}
-
-func cadence(sc *store.Schedule) string {
-	if sc.Cron != "" {
-		s := "cron " + sc.Cron
-		if sc.TZ != "" {
-			s += " (" + sc.TZ + ")"
-		}
-		return s
-	}
-	return "every " + sc.Every.D().String()
+	c.Objects[2].(*widget.Label).SetText(row.Detail)
 }
 
 // render refreshes the list and the workflow choices; an unedited editor follows the
 // newest saved schedule.
 func (s *Schedules) render() {
-	names := make([]string, 0, len(s.m.doc.Workflows))
-	for i := range s.m.doc.Workflows {
-		names = append(names, s.m.doc.Workflows[i].Name)
-	}
-	s.Workflow.Options = names
+	s.Workflow.Options = view.WorkflowNames(s.m.doc)
 	s.List.Refresh()
-	if s.open && s.id != "" && !s.dirty {
-		if sc := s.m.doc.Schedule(s.id); sc != nil {
-			s.fill(sc)
-		} else {
-			s.close("The schedule was deleted.")
-		}
+	if sc, closed := view.ScheduleFollow(s.m.doc, s.id, s.open, s.dirty); sc != nil {
+		s.fill(sc)
+	} else if closed != "" {
+		s.close(closed)
 	}
 	s.updateButtons()
 }
@@ -188,12 +158,8 @@ func (s *Schedules) close(msg string) {
 
 func (s *Schedules) newDraft() {
 	s.id = ""
-	wf := ""
-	if len(s.m.doc.Workflows) > 0 {
-		wf = s.m.doc.Workflows[0].Name
-	}
-	s.fill(&store.Schedule{Workflow: wf, Every: store.Duration(time.Hour), Overlap: workflow.OverlapSkip,
-		CatchUp: workflow.CatchUpLatest, OnOverrun: "warn"})
+	draft := view.NewSchedule(s.m.doc)
+	s.fill(&draft)
 	s.dirty = true
 	s.Message.SetText("New schedule, not saved yet.")
 	s.updateButtons()
@@ -208,26 +174,20 @@ func (s *Schedules) load(sc *store.Schedule) {
 }
 
 func (s *Schedules) fill(sc *store.Schedule) {
+	f := view.ScheduleFormOf(sc)
 	s.loading = true
 	s.open = true
-	s.Workflow.SetSelected(sc.Workflow)
-	s.Every.SetText(durText(sc.Every))
-	s.Cron.SetText(sc.Cron)
-	s.TZ.SetText(sc.TZ)
-	s.Overlap.SetSelected(sc.Overlap)
-	s.CatchUp.SetSelected(sc.CatchUp)
-	s.MaxRuntime.SetText(durText(sc.MaxRuntime))
-	s.OnOverrun.SetSelected(sc.OnOverrun)
+	s.Workflow.SetSelected(f.Workflow)
+	s.Every.SetText(f.Every)
+	s.Cron.SetText(f.Cron)
+	s.TZ.SetText(f.TZ)
+	s.Overlap.SetSelected(f.Overlap)
+	s.CatchUp.SetSelected(f.CatchUp)
+	s.MaxRuntime.SetText(f.MaxRuntime)
+	s.OnOverrun.SetSelected(f.OnOverrun)
 	s.loading = false
 	s.form.Show()
 	s.check()
-}
-
-func durText(d store.Duration) string {
-	if d == 0 {
-		return ""
-	}
-	return d.D().String()
 }
 
 func (s *Schedules) changed() {
@@ -239,81 +199,42 @@ func (s *Schedules) changed() {
 	s.updateButtons()
 }
 
-// draft returns the schedule as typed, or what does not parse.
-func (s *Schedules) draft() (store.Schedule, string) {
-	sc := store.Schedule{ID: s.id, Workflow: s.Workflow.Selected, Cron: strings.TrimSpace(s.Cron.Text), TZ: strings.TrimSpace(s.TZ.Text),
-		Overlap: s.Overlap.Selected, CatchUp: s.CatchUp.Selected, OnOverrun: s.OnOverrun.Selected}
-	if cur := s.m.doc.Schedule(s.id); cur != nil {
-		sc.Paused, sc.Watermark, sc.CatchUpWindow = cur.Paused, cur.Watermark, cur.CatchUpWindow
-	}
-	for _, f := range []struct {
-		name string
-		text string
-		to   *store.Duration
-	}{{"every", s.Every.Text, &sc.Every}, {"max runtime", s.MaxRuntime.Text, &sc.MaxRuntime}} {
-		t := strings.TrimSpace(f.text)
-		if t == "" {
-			continue
-		}
-		d, err := time.ParseDuration(t)
-		if err != nil || d < 0 {
-			return sc, fmt.Sprintf("%s: must be a duration such as 15m or 1h, not %q", f.name, t)
-		}
-		*f.to = store.Duration(d)
-	}
-	return sc, ""
+// typed is the schedule as typed.
+func (s *Schedules) typed() view.ScheduleForm {
+	return view.ScheduleForm{ID: s.id, Workflow: s.Workflow.Selected, Every: s.Every.Text, Cron: s.Cron.Text, TZ: s.TZ.Text,
+		MaxRuntime: s.MaxRuntime.Text, Overlap: s.Overlap.Selected, CatchUp: s.CatchUp.Selected, OnOverrun: s.OnOverrun.Selected}
 }
 
 // check validates the draft with the core's rules and previews its next occurrences.
 func (s *Schedules) check() {
-	sc, problem := s.draft()
-	now := s.m.opts.Now()
-	if problem == "" {
-		c := sc.Clone()
-		if cur := s.m.doc.Schedule(s.id); cur != nil && c.Every == cur.Every && c.Cron == cur.Cron {
-			c.Created, c.LastDue = cur.Created, cur.LastDue
-		}
-		if err := workflow.NormalizeSchedule(s.m.doc, &c, now); err != nil {
-			_, problem = cut(err.Error(), "schedule: ")
-		} else if times, err := workflow.NextTimes(&c, now, 5); err == nil {
-			var parts []string
-			for _, t := range times {
-				parts = append(parts, t.Local().Format("Mon 2 Jan 15:04"))
-			}
-			s.Preview.SetText(strings.Join(parts, "\n"))
-		}
+	f := s.typed()
+	c := f.Check(s.m.doc, s.m.opts.Now())
+	if !c.KeepPreview {
+		s.Preview.SetText(c.Preview)
 	}
-	s.valid = problem == ""
-	if problem != "" {
-		s.Preview.SetText("—")
-		s.Problem.SetText(problem)
+	s.valid = c.Problem == ""
+	if c.Problem != "" {
+		s.Problem.SetText(c.Problem)
 		s.Problem.Show()
 	} else {
 		s.Problem.Hide()
 	}
 }
 
-func cut(s, sep string) (string, string) {
-	if i := strings.LastIndex(s, sep); i >= 0 {
-		return s[:i], s[i+len(sep):]
-	}
-	return "", s
-}
-
 func (s *Schedules) updateButtons() {
-	w := s.m.writeable
-	enable(s.Save, w && s.open && s.valid && (s.dirty || s.id == ""))
-	enable(s.Pause, w && s.id != "")
-	enable(s.Delete, w && s.id != "")
-	if sc := s.m.doc.Schedule(s.id); sc != nil && sc.Paused {
+	c := view.ScheduleControlsFor(s.m.writeable, s.m.st, s.m.doc, s.id, s.open, s.dirty, s.valid)
+	enable(s.Save, c.Save)
+	enable(s.Pause, c.Pause)
+	enable(s.Delete, c.Delete)
+	if c.Resume {
 		s.Pause.SetText("Resume")
 		s.Pause.SetIcon(theme.MediaPlayIcon())
 	} else {
 		s.Pause.SetText("Pause")
 		s.Pause.SetIcon(theme.MediaPauseIcon())
 	}
-	if !w && s.open {
-		s.Note.SetText(readOnlyReason(s.m.st))
+	if c.ShowNote {
+		s.Note.SetText(c.Note)
 		s.Note.Show()
 	} else {
 		s.Note.Hide()
@@ -323,7 +244,8 @@ func (s *Schedules) updateButtons() {
 func (s *Schedules) core() ScheduleCore { sc, _ := s.m.core.(ScheduleCore); return sc }
 
 func (s *Schedules) save() {
-	sc, problem := s.draft()
+	f := s.typed()
+	sc, problem := f.Draft(s.m.doc)
 	core := s.core()
 	if problem != "" || !s.m.writeable || core == nil {
 		return
@@ -341,7 +263,7 @@ func (s *Schedules) save() {
 		return err
 	}, func(err error) {
 		if err != nil {
-			s.Message.SetText("Not saved: " + errText(err))
+			s.Message.SetText(view.NotSavedText(err))
 			return
 		}
 		s.m.doc = s.m.core.Snapshot()
@@ -362,7 +284,7 @@ func (s *Schedules) togglePause() {
 	id, paused := cur.ID, !cur.Paused
 	s.m.runAsync(func() error { _, err := core.PauseSchedule(id, paused); return err }, func(err error) {
 		if err != nil {
-			s.Message.SetText(errText(err))
+			s.Message.SetText(view.ErrText(err))
 		}
 		s.m.doc = s.m.core.Snapshot()
 		s.m.render(nil)
@@ -375,13 +297,14 @@ func (s *Schedules) delete() {
 		return
 	}
 	id := s.id
-	s.m.opts.Confirm("Delete schedule?", "Delete this schedule? A run it started goes on to its end.", func(ok bool) {
+	title, question := view.DeleteScheduleQuestion()
+	s.m.opts.Confirm(title, question, func(ok bool) {
 		if !ok {
 			return
 		}
 		s.m.runAsync(func() error { _, err := core.DeleteSchedule(id); return err }, func(err error) {
 			if err != nil {
-				s.Message.SetText(errText(err))
+				s.Message.SetText(view.ErrText(err))
 				return
 			}
 			s.m.doc = s.m.core.Snapshot()

@@ -25,6 +25,7 @@ import (
 
 	"baton/host"
 	"baton/store"
+	"baton/ui/view"
 )
 
 // Core is what the UI needs of a window; *host.Window implements it. These are the same
@@ -109,13 +110,13 @@ type Main struct {
 	tk        host.Takeover
 	opened    time.Time
 	wfIdx     []int             // filtered indices into doc.Workflows
-	runIdx    []int             // filtered runs, newest first: indices into doc.Runs, or -(k+1) for hist.runs[k]
-	hist      history           // what the Runs tab loaded of the archive
+	runIdx    []int             // filtered runs, newest first: indices into doc.Runs, or -(k+1) for hist.Runs[k] (view.History.List)
+	hist      view.History      // what the Runs tab loaded of the archive
 	lastOf    map[string]string // workflow name → status of its newest run
 	selWF     string            // selected workflow name ("" none)
 	selRun    string            // selected run id
 	syncing   bool              // selecting in a list from code, not from the person
-	entries   []string          // activity lines, newest first
+	entries   []view.Activity   // activity lines, newest first
 	notified  map[string]bool
 	tabIndex  map[string]*container.TabItem
 	writeable bool
@@ -147,7 +148,7 @@ func New(a fyne.App, core Core, opts Options) *Main {
 	if m.opts.Confirm == nil {
 		m.opts.Confirm = func(title, msg string, fn func(bool)) { dialog.ShowConfirm(title, msg, fn, m.Win) }
 	}
-	m.Win = a.NewWindow(fmt.Sprintf("Baton — %s", st.Home))
+	m.Win = a.NewWindow(view.WindowTitle(st))
 	m.Win.SetIcon(Icon)
 	m.Role = newRoleBar()
 	m.Footer = widget.NewLabel("")
@@ -277,16 +278,16 @@ func (m *Main) apply(doc *store.Doc, st host.Status, tk host.Takeover, evs []hos
 
 // render redraws everything from m.doc and m.st. UI goroutine.
 func (m *Main) render(evs []host.Event) {
-	if !m.autoOpen && !m.Editor.open && len(m.doc.Workflows) > 0 {
+	if w := view.AutoOpen(m.autoOpen, m.Editor.open, m.doc); w != nil {
 		m.autoOpen = true
-		m.selWF = m.doc.Workflows[0].Name
-		m.Editor.load(&m.doc.Workflows[0])
+		m.selWF = w.Name
+		m.Editor.load(w)
 	}
 	m.reindexWorkflows()
 	m.syncWorkflowChoices()
 	m.reindexRuns()
 	m.renderHistory()
-	if m.selRun == "" && len(m.runIdx) > 0 {
+	if view.PickNewest(m.selRun, len(m.runIdx)) {
 		m.selRun = m.rowRun(0).ID // show the newest run until the person picks one
 	}
 	m.renderRole()
@@ -298,21 +299,19 @@ func (m *Main) render(evs []host.Event) {
 	m.renderPictures()
 	m.Schedules.render()
 	m.notify(evs)
-	m.Footer.SetText(fmt.Sprintf("%s · this window pid %d · generation %d · epoch %d · %s · %s",
-		m.st.Home, m.st.PID, m.doc.Generation, m.doc.Epoch,
-		plural(len(m.doc.Workflows), "workflow", "workflows"), plural(len(m.doc.Runs), "run", "runs")))
+	m.Footer.SetText(view.Footer(m.st, m.doc))
 }
 
 // renderRole updates the role bar and, when the role changed, every write control.
 func (m *Main) renderRole() {
-	m.Role.set(m.st.Role, RoleText(m.st, m.tk, m.doc, m.opts.Now()))
-	m.writeable = m.st.Role == "writer"
+	m.Role.set(m.st.Role, view.RoleText(m.st, m.tk, m.doc, m.opts.Now()))
+	m.writeable = view.Writable(m.st)
 	m.updateControls()
 }
 
 // updateControls enables exactly the write controls this window may use now.
 func (m *Main) updateControls() {
-	reason := readOnlyReason(m.st)
+	reason := view.ReadOnlyReason(m.st)
 	m.Editor.setWritable(m.writeable, reason)
 	m.Schedules.updateButtons()
 	m.RunView.setWritable(m.writeable, reason, m.selectedRun())
@@ -321,7 +320,7 @@ func (m *Main) updateControls() {
 // tick is the periodic refresh. UI goroutine.
 func (m *Main) tick(chunk logChunk, entries []store.Entry, fresh bool) {
 	m.renderRole()
-	if m.anyRunning() {
+	if view.AnyRunning(m.doc) {
 		m.Runs.Refresh()
 		m.renderRun()
 		m.renderPictures()
@@ -332,35 +331,11 @@ func (m *Main) tick(chunk logChunk, entries []store.Entry, fresh bool) {
 	}
 }
 
-func (m *Main) anyRunning() bool {
-	for i := len(m.doc.Runs) - 1; i >= 0; i-- {
-		if m.doc.Runs[i].Status == store.StatusRunning {
-			return true
-		}
-	}
-	return false
-}
-
-// notify sends a desktop notification for each run that failed since the window opened.
-// Only the writer notifies, so two windows do not say the same thing twice.
+// notify sends a desktop notification for each run that failed since the window opened
+// (view.FailureNotices decides which). UI goroutine.
 func (m *Main) notify(evs []host.Event) {
-	if m.st.Role != "writer" {
-		return
-	}
-	for _, e := range evs {
-		if e.Kind != "run" || e.Status != store.StatusFailed || m.notified[e.Run] {
-			continue
-		}
-		r := m.doc.Run(e.Run)
-		if r == nil || r.Ended.Before(m.opened) {
-			continue
-		}
-		m.notified[e.Run] = true
-		msg := fmt.Sprintf("Run %s of %s failed", r.ID, r.Workflow)
-		if r.Error != "" {
-			msg += ": " + r.Error
-		}
-		m.App.SendNotification(fyne.NewNotification("Baton: a run failed", msg))
+	for _, n := range view.FailureNotices(m.st, evs, m.doc, m.opened, m.notified) {
+		m.App.SendNotification(fyne.NewNotification(n.Title, n.Message))
 	}
 }
 

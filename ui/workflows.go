@@ -1,17 +1,14 @@
 package ui
 
 import (
-	"errors"
-	"fmt"
-
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"baton/host"
 	"baton/store"
+	"baton/ui/view"
 )
 
 // buildWorkflows creates the workflow list, its search field and the editor.
@@ -33,7 +30,7 @@ func newWorkflowRow() fyne.CanvasObject {
 	name.Truncation = fyne.TextTruncateEllipsis
 	detail := widget.NewLabel("3 steps · lane 1")
 	detail.SizeName = theme.SizeNameCaptionText
-	return container.NewBorder(nil, nil, widget.NewIcon(statusIcon(store.StatusQueued)), detail, name)
+	return container.NewBorder(nil, nil, widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), detail, name)
 }
 
 func (m *Main) updateWorkflowRow(i widget.ListItemID, o fyne.CanvasObject) {
@@ -45,11 +42,11 @@ func (m *Main) updateWorkflowRow(i widget.ListItemID, o fyne.CanvasObject) {
 	c.Objects[0].(*widget.Label).SetText(w.Name)
 	icon := c.Objects[1].(*widget.Icon)
 	if st, ok := m.lastOf[w.Name]; ok {
-		icon.SetResource(statusIcon(st))
+		icon.SetResource(statusIcon(view.StatusTone(st)))
 	} else {
 		icon.SetResource(theme.NewDisabledResource(theme.DocumentIcon()))
 	}
-	c.Objects[2].(*widget.Label).SetText(fmt.Sprintf("%s · lane %d", plural(len(w.Steps), "step", "steps"), w.MaxConcurrent))
+	c.Objects[2].(*widget.Label).SetText(view.WorkflowDetail(w))
 }
 
 // workflowsColumn is the left column: title, New, search, list.
@@ -68,17 +65,8 @@ func (m *Main) workflowPane() fyne.CanvasObject {
 
 // reindexWorkflows filters the workflows by the search text, reusing its slice.
 func (m *Main) reindexWorkflows() {
-	q := m.Search.Text
-	m.wfIdx = m.wfIdx[:0]
-	for i := range m.doc.Workflows {
-		if containsFold(m.doc.Workflows[i].Name, q) {
-			m.wfIdx = append(m.wfIdx, i)
-		}
-	}
-	clear(m.lastOf)
-	for i := range m.doc.Runs {
-		m.lastOf[m.doc.Runs[i].Workflow] = m.doc.Runs[i].Status
-	}
+	m.wfIdx = view.FilterWorkflows(m.wfIdx, m.doc, m.Search.Text)
+	view.LastStatuses(m.lastOf, m.doc)
 }
 
 // syncSelections shows the selected workflow and run in their lists after the indices moved.
@@ -128,11 +116,8 @@ func (m *Main) askDiscard(then, keep func()) {
 		then()
 		return
 	}
-	name := m.Editor.Name.Text
-	if name == "" {
-		name = "the new workflow"
-	}
-	m.opts.Confirm("Discard changes?", fmt.Sprintf("You have unsaved changes to %s. Discard them?", name), func(ok bool) {
+	title, question := view.DiscardQuestion(m.Editor.Name.Text)
+	m.opts.Confirm(title, question, func(ok bool) {
 		if ok {
 			then()
 		} else if keep != nil {
@@ -157,7 +142,8 @@ func (m *Main) OpenWorkflow(name string) {
 func (m *Main) NewWorkflow() {
 	m.askDiscard(func() {
 		m.selWF = ""
-		m.Editor.draftFrom(&store.Workflow{MaxConcurrent: 1, OnOwnerLost: "fail", Steps: []store.Step{{Argv: []string{""}}}}, "")
+		draft := view.NewWorkflow()
+		m.Editor.draftFrom(&draft, "")
 		m.ShowTab("Workflow")
 		m.render(nil)
 		m.Win.Canvas().Focus(m.Editor.Name)
@@ -170,12 +156,8 @@ func (m *Main) DuplicateWorkflow() {
 	if w == nil {
 		return
 	}
-	name := w.Name + " copy"
-	for i := 2; m.doc.Workflow(name) != nil; i++ {
-		name = fmt.Sprintf("%s copy %d", w.Name, i)
-	}
 	m.selWF = ""
-	m.Editor.draftFrom(w, name)
+	m.Editor.draftFrom(w, view.CopyName(m.doc, w.Name))
 	m.render(nil)
 }
 
@@ -220,12 +202,12 @@ func (m *Main) RunSelected() {
 		return err
 	}, func(err error) {
 		if err != nil {
-			m.Editor.setMessage(errText(err), widget.DangerImportance)
+			m.Editor.setMessage(view.ErrText(err), widget.DangerImportance)
 			return
 		}
 		m.selRun = run.ID
 		m.doc = m.core.Snapshot()
-		m.Editor.setMessage(fmt.Sprintf("Started run %s (%s); see Runs.", run.ID, run.Status), widget.SuccessImportance)
+		m.Editor.setMessage(view.StartedText(run), widget.SuccessImportance)
 		m.render(nil)
 	})
 }
@@ -236,28 +218,20 @@ func (m *Main) DeleteWorkflow() {
 	if name == "" || !m.writeable {
 		return
 	}
-	m.opts.Confirm("Delete workflow?", fmt.Sprintf("Delete %q? Its past runs stay in the history; its schedules are deleted.", name), func(ok bool) {
+	title, question := view.DeleteQuestion(name)
+	m.opts.Confirm(title, question, func(ok bool) {
 		if !ok {
 			return
 		}
 		m.runAsync(func() error { _, err := m.core.DeleteWorkflow(name); return err }, func(err error) {
 			if err != nil {
-				m.Editor.setMessage(errText(err), widget.DangerImportance)
+				m.Editor.setMessage(view.ErrText(err), widget.DangerImportance)
 				return
 			}
 			m.doc = m.core.Snapshot()
 			m.selWF = ""
-			m.Editor.clear("Deleted " + name + ".")
+			m.Editor.clear(view.DeletedText(name))
 			m.render(nil)
 		})
 	})
-}
-
-// errText is an error for people: the read-only error already says who writes.
-func errText(err error) string {
-	var ro *host.ReadOnlyError
-	if errors.As(err, &ro) {
-		return ro.Error()
-	}
-	return err.Error()
 }

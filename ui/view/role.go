@@ -1,0 +1,129 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"baton/host"
+	"baton/store"
+)
+
+// TakeoverNoteFor is how long the role bar keeps saying what the last takeover did.
+const TakeoverNoteFor = 2 * time.Minute
+
+// roles are the roles a status may name.
+var roles = [...]host.Role{host.RoleReader, host.RolePromoting, host.RoleWriter, host.RoleClosed}
+
+// ParseRole is the host.Role a status or an event spells as name. host.Status carries
+// the role as the control channel's string; this is the one place package ui turns it
+// back into the typed role. A name no role spells is a reader: it may not write.
+func ParseRole(name string) host.Role {
+	for _, r := range roles {
+		if r.String() == name {
+			return r
+		}
+	}
+	return host.RoleReader
+}
+
+// RoleOf is the role of a window's status.
+func RoleOf(st host.Status) host.Role { return ParseRole(st.Role) }
+
+// Writable reports whether the window may write: only the writer may.
+func Writable(st host.Status) bool { return RoleOf(st) == host.RoleWriter }
+
+// RoleTone is how the role bar looks for a role.
+func RoleTone(r host.Role) Tone {
+	switch r {
+	case host.RoleWriter:
+		return ToneSuccess
+	case host.RolePromoting:
+		return TonePrimary
+	case host.RoleClosed:
+		return ToneDisabled
+	}
+	return ToneWarning
+}
+
+// RoleText is the role bar's text for a window's status, its last takeover and the
+// document it shows. now decides whether the takeover note is still shown.
+func RoleText(st host.Status, tk host.Takeover, doc *store.Doc, now time.Time) string {
+	switch RoleOf(st) {
+	case host.RoleWriter:
+		if tk.Epoch == 0 || tk.OldOwner == nil || now.Sub(tk.Completed) > TakeoverNoteFor {
+			return "Writer"
+		}
+		return "Writer — " + TakeoverText(tk)
+	case host.RolePromoting:
+		return "Taking over…"
+	case host.RoleClosed:
+		return "Closed"
+	}
+	if st.Problem != "" {
+		return "Read-only: " + st.Problem
+	}
+	if st.WriterPID > 0 {
+		s := fmt.Sprintf("Read-only: window pid %d on this computer is writing", st.WriterPID)
+		if doc != nil && doc.Writer != nil && doc.Writer.PID == st.WriterPID && !doc.Writer.Since.IsZero() {
+			s += fmt.Sprintf(" (since %s)", Clock(doc.Writer.Since, now))
+		}
+		return s
+	}
+	return "Read-only: waiting for the writer"
+}
+
+// TakeoverText says what a takeover did: "took over from pid 41, failed 2 runs it left
+// running, 41 ms".
+func TakeoverText(tk host.Takeover) string {
+	var failed, requeued int
+	for _, o := range tk.Reaped {
+		if o.Action == "requeued" {
+			requeued++
+		} else {
+			failed++
+		}
+	}
+	var did []string
+	if failed > 0 {
+		did = append(did, "failed "+Plural(failed, "run", "runs"))
+	}
+	if requeued > 0 {
+		did = append(did, "re-queued "+Plural(requeued, "run", "runs"))
+	}
+	what := "no runs were left running"
+	if len(did) > 0 {
+		what = strings.Join(did, " and ") + " it left running"
+	}
+	from := "took over"
+	if tk.OldOwner != nil {
+		from = fmt.Sprintf("took over from pid %d", tk.OldOwner.PID)
+	}
+	return fmt.Sprintf("%s, %s, %s", from, what, fmtMS(tk.TookMS))
+}
+
+func fmtMS(ms float64) string {
+	if ms < 10 {
+		return fmt.Sprintf("%.1f ms", ms)
+	}
+	return fmt.Sprintf("%.0f ms", ms)
+}
+
+// ReadOnlyReason is the reason shown next to disabled write controls; "" for a writer.
+func ReadOnlyReason(st host.Status) string {
+	switch RoleOf(st) {
+	case host.RoleWriter:
+		return ""
+	case host.RolePromoting:
+		return "Read-only while this window takes over; a moment…"
+	case host.RoleClosed:
+		return "This window is closed."
+	}
+	if st.Problem != "" {
+		return "Read-only: " + st.Problem
+	}
+	if st.WriterPID > 0 {
+		return fmt.Sprintf("Read-only: make changes in window pid %d, or close it and this window takes over. Your edits here are kept.", st.WriterPID)
+	}
+	return "Read-only until this window becomes the writer. Your edits here are kept."
+}

@@ -1,0 +1,123 @@
+package view
+
+import (
+	"fmt"
+	"time"
+
+	"baton/host"
+	"baton/store"
+)
+
+// FilterWorkflows fills idx (reusing its backing array) with the indices of doc's
+// workflows whose name contains q, ignoring case, in the document's order.
+func FilterWorkflows(idx []int, doc *store.Doc, q string) []int {
+	idx = idx[:0]
+	for i := range doc.Workflows {
+		if ContainsFold(doc.Workflows[i].Name, q) {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// LastStatuses fills last (cleared first) with the status of each workflow's newest
+// run in doc: the icon of its row.
+func LastStatuses(last map[string]string, doc *store.Doc) {
+	clear(last)
+	for i := range doc.Runs {
+		last[doc.Runs[i].Workflow] = doc.Runs[i].Status
+	}
+}
+
+// WorkflowDetail is the small text of a workflow's row: "3 steps · lane 1".
+func WorkflowDetail(w *store.Workflow) string {
+	return fmt.Sprintf("%s · lane %d", Plural(len(w.Steps), "step", "steps"), w.MaxConcurrent)
+}
+
+// CopyName is the name of a duplicate of workflow name: "name copy", else the first
+// "name copy N" (N from 2) no workflow of doc has.
+func CopyName(doc *store.Doc, name string) string {
+	c := name + " copy"
+	for i := 2; doc.Workflow(c) != nil; i++ {
+		c = fmt.Sprintf("%s copy %d", name, i)
+	}
+	return c
+}
+
+// NewWorkflow is the draft a new workflow starts from: one empty step, a lane of one,
+// runs failed when their window dies.
+func NewWorkflow() store.Workflow {
+	return store.Workflow{MaxConcurrent: 1, OnOwnerLost: "fail", Steps: []store.Step{{Argv: []string{""}}}}
+}
+
+// DiscardQuestion asks whether to drop unsaved changes to the workflow named name in
+// the editor ("" for a new one).
+func DiscardQuestion(name string) (title, message string) {
+	if name == "" {
+		name = "the new workflow"
+	}
+	return "Discard changes?", fmt.Sprintf("You have unsaved changes to %s. Discard them?", name)
+}
+
+// DeleteQuestion asks whether to delete workflow name.
+func DeleteQuestion(name string) (title, message string) {
+	return "Delete workflow?", fmt.Sprintf("Delete %q? Its past runs stay in the history; its schedules are deleted.", name)
+}
+
+// StartedText says that run r was started.
+func StartedText(r store.Run) string {
+	return fmt.Sprintf("Started run %s (%s); see Runs.", r.ID, r.Status)
+}
+
+// DeletedText is the editor's empty state after workflow name was deleted here.
+func DeletedText(name string) string { return "Deleted " + name + "." }
+
+// Footer is the line at the bottom of the window.
+func Footer(st host.Status, doc *store.Doc) string {
+	return fmt.Sprintf("%s · this window pid %d · generation %d · epoch %d · %s · %s",
+		st.Home, st.PID, doc.Generation, doc.Epoch,
+		Plural(len(doc.Workflows), "workflow", "workflows"), Plural(len(doc.Runs), "run", "runs"))
+}
+
+// WindowTitle is the window's title.
+func WindowTitle(st host.Status) string { return fmt.Sprintf("Baton — %s", st.Home) }
+
+// Notice is a desktop notification.
+type Notice struct {
+	Title, Message string
+}
+
+// FailureNotices returns a notice for each run that the events evs say failed, that
+// ended after the window opened and that was not noticed before (notified, which it
+// updates). Only the writer notices, so two windows do not say the same thing twice.
+func FailureNotices(st host.Status, evs []host.Event, doc *store.Doc, opened time.Time, notified map[string]bool) []Notice {
+	if RoleOf(st) != host.RoleWriter {
+		return nil
+	}
+	var out []Notice
+	for _, e := range evs {
+		if e.Kind != "run" || e.Status != store.StatusFailed || notified[e.Run] {
+			continue
+		}
+		r := doc.Run(e.Run)
+		if r == nil || r.Ended.Before(opened) {
+			continue
+		}
+		notified[e.Run] = true
+		msg := fmt.Sprintf("Run %s of %s failed", r.ID, r.Workflow)
+		if r.Error != "" {
+			msg += ": " + r.Error
+		}
+		out = append(out, Notice{Title: "Baton: a run failed", Message: msg})
+	}
+	return out
+}
+
+// AutoOpen is the workflow the editor opens for the person: the first one, once (done
+// says it was opened before), unless the editor already shows something.
+func AutoOpen(done, editorOpen bool, doc *store.Doc) *store.Workflow {
+	if done || editorOpen || len(doc.Workflows) == 0 {
+		return nil
+	}
+	return &doc.Workflows[0]
+}
