@@ -14,6 +14,9 @@ var (
 	ErrUnsafeHome = errors.New("unsafe home folder")
 	// ErrClosed is returned by every method after Close.
 	ErrClosed = errors.New("window is closed")
+	// ErrBusy is returned by BecomeWriter when the window is not a reader: a takeover is
+	// under way, it writes already, or it closed.
+	ErrBusy = errors.New("not a reader: a takeover is under way, this window writes, or it closed")
 	// ErrLockLost is returned when state.lock was removed or replaced while held: the
 	// window stops writing rather than run beside a second writer.
 	ErrLockLost = errors.New("state.lock was removed or replaced while held")

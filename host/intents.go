@@ -1,8 +1,8 @@
 package host
 
 import (
+	"context"
 	"fmt"
-	"time"
 
 	"baton/store"
 	"baton/workflow"
@@ -46,28 +46,29 @@ func (w *Window) Snapshot() *store.Doc {
 	return d
 }
 
-// update applies an intent: only a writer whose takeover finished may write.
+// update applies an intent through the writer term: only a writer whose takeover
+// finished may write.
 func (w *Window) update(fn func(*store.Doc) error) (*store.Doc, error) {
 	w.mu.Lock()
-	role, problem, term := w.role, w.problem, w.writerCtx
+	role, problem, t, held := w.role, w.problem, w.term, w.held != nil
 	w.mu.Unlock()
 	if role == RoleClosed {
 		return nil, ErrClosed
 	}
-	if role != RoleWriter {
+	if t == nil {
 		e := &ReadOnlyError{Role: role, WriterPID: w.writerPID()}
-		if problem != nil && w.holdsLockNow() {
+		if problem != nil && held {
 			e.Problem = problem.Error()
 		}
 		return nil, e
 	}
-	return w.save(term, fn)
+	return t.Update(context.Background(), fn)
 }
 
 func (w *Window) holdsLockNow() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.holdsLock
+	return w.held != nil
 }
 
 // AddWorkflow adds a workflow definition and returns the generation saved.
@@ -139,20 +140,23 @@ func (w *Window) CancelRun(id string) (uint64, error) {
 	if err != nil || !running {
 		return gen(d), err
 	}
-	w.mu.Lock()
-	eng := w.engine
-	w.mu.Unlock()
+	t := w.currentTerm()
+	// Subscribed before the engine is asked, so the event of the recorded end is seen.
+	sub := w.Subscribe()
+	defer w.Unsubscribe(sub)
 	// A run claimed in the same commit may not be registered with the engine yet; its
 	// executor then sees cancel_requested at its first save and stops it.
-	if eng == nil || (!eng.Cancel(id, "cancelled by request") && !ours) {
+	if t == nil || (!t.engine.Cancel(id, "cancelled by request") && !ours) {
 		return gen(d), fmt.Errorf("%w: run %s is not executed by this window", workflow.ErrConflict, id)
 	}
-	// Wait until the executor recorded it.
-	for i := 0; i < 1000; i++ {
-		if r := w.Snapshot().Run(id); r == nil || r.Status != store.StatusRunning {
-			break
+	// Wait until the executor recorded it (its run event), or the term ended.
+	recorded := func() bool { r := w.Snapshot().Run(id); return r == nil || r.Status != store.StatusRunning }
+	for !recorded() {
+		select {
+		case <-sub.C:
+		case <-t.Done():
+			return w.Snapshot().Generation, nil
 		}
-		sleepMS(5)
 	}
 	return w.Snapshot().Generation, nil
 }
@@ -163,8 +167,6 @@ func gen(d *store.Doc) uint64 {
 	}
 	return d.Generation
 }
-
-func sleepMS(n int) { time.Sleep(time.Duration(n) * time.Millisecond) }
 
 // Audit returns the newest max entries of the audit log (all if max <= 0), oldest first.
 // It reads the file; a reader may call it too.

@@ -1,15 +1,18 @@
 package host
 
-// Role is what a window may do. A window starts as RoleReader; BecomeWriter is the only
-// road to RoleWriter, through RolePromoting.
+// Role is what a window may do. A window opens as RoleOpening, takes RoleReader or goes
+// straight to RolePromoting when Start finds state.lock free; BecomeWriter is the only
+// road to RoleWriter, through RolePromoting. Every change goes through Window.move, which
+// checks the transition table.
 type Role int
 
-// Roles.
+// Roles. The order of the first four is part of no contract; use the names.
 const (
 	RoleReader Role = iota
 	RolePromoting
 	RoleWriter
 	RoleClosed
+	RoleOpening // opened, not started: no role event has been sent yet
 )
 
 // String returns the role's name as the control channel spells it.
@@ -23,12 +26,15 @@ func (r Role) String() string {
 		return "writer"
 	case RoleClosed:
 		return "closed"
+	case RoleOpening:
+		return "opening"
 	}
 	return "unknown"
 }
 
 // allowed lists the legal transitions of the role state machine.
 var allowed = map[Role][]Role{
+	RoleOpening:   {RoleReader, RolePromoting, RoleClosed},
 	RoleReader:    {RolePromoting, RoleClosed},
 	RolePromoting: {RoleWriter, RoleReader, RoleClosed},
 	RoleWriter:    {RoleReader, RoleClosed},
@@ -43,4 +49,24 @@ func canMove(from, to Role) bool {
 		}
 	}
 	return false
+}
+
+// move is the one road for a role change. Under w.mu it checks the transition table and,
+// if guard is not nil, guard; if both allow it, it sets the role and runs apply (which may
+// set the fields that change with the role: the term, the held lock, the problem). It
+// returns whether the move happened and the function that sends its role event: the
+// caller calls emit once the subscribers may learn of it (a closed window, for example,
+// says so only once its lock is gone). emit does nothing when the move was refused.
+func (w *Window) move(to Role, guard func() bool, apply func()) (ok bool, emit func()) {
+	w.mu.Lock()
+	if !canMove(w.role, to) || (guard != nil && !guard()) {
+		w.mu.Unlock()
+		return false, func() {}
+	}
+	w.role = to
+	if apply != nil {
+		apply()
+	}
+	w.mu.Unlock()
+	return true, func() { w.emitRoleEvent(to) }
 }

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"time"
@@ -15,10 +14,10 @@ import (
 const maxSchedulerSleep = time.Second
 
 // scheduler runs the schedules for one writer term; it ends with the term (ctx).
-func (w *Window) scheduler(ctx context.Context, eng *workflow.Engine, wake <-chan struct{}, self store.Owner) {
+func (w *Window) scheduler(t *Term) {
 	for {
-		w.reapForeign(ctx, self)
-		next := w.schedulePass(ctx, eng, self)
+		w.reapForeign(t)
+		next := w.schedulePass(t)
 		d := time.Until(next)
 		if d > maxSchedulerSleep {
 			d = maxSchedulerSleep
@@ -26,48 +25,43 @@ func (w *Window) scheduler(ctx context.Context, eng *workflow.Engine, wake <-cha
 		if d < time.Millisecond {
 			d = time.Millisecond
 		}
-		t := time.NewTimer(d)
+		timer := time.NewTimer(d)
 		select {
-		case <-ctx.Done():
-			t.Stop()
+		case <-t.Done():
+			timer.Stop()
 			return
-		case <-wake:
-			t.Stop()
-		case <-t.C:
+		case <-t.wake:
+			timer.Stop()
+		case <-timer.C:
 		}
 	}
 }
 
 // wakeScheduler makes the scheduler look again now (a schedule was added or changed).
 func (w *Window) wakeScheduler() {
-	w.mu.Lock()
-	ch := w.schedWake
-	w.mu.Unlock()
-	if ch != nil {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
+	if t := w.currentTerm(); t != nil {
+		t.wakeScheduler()
 	}
 }
 
 // schedulePass handles what is due now in one save, records the decisions in the audit
 // log, cancels what must be cancelled, starts what was created, and returns when to look
 // again.
-func (w *Window) schedulePass(ctx context.Context, eng *workflow.Engine, self store.Owner) time.Time {
-	return w.schedulePassAsOf(ctx, eng, self, time.Time{})
+func (w *Window) schedulePass(t *Term) time.Time {
+	return w.schedulePassAsOf(t, time.Time{})
 }
 
 // schedulePassAsOf is schedulePass for the occurrences due at asOf (zero: now); overruns
 // are judged now. `tick --once` passes the instant it started.
-func (w *Window) schedulePassAsOf(ctx context.Context, eng *workflow.Engine, self store.Owner, asOf time.Time) time.Time {
+func (w *Window) schedulePassAsOf(t *Term, asOf time.Time) time.Time {
+	eng, self := t.engine, t.self
 	now := w.opts.Now()
 	if asOf.IsZero() {
 		asOf = now
 	}
 	var decs []workflow.Decision
 	next := now.Add(maxSchedulerSleep)
-	_, err := w.engineUpdate(ctx)(func(d *store.Doc) error {
+	_, err := t.Update(t.ctx, func(d *store.Doc) error {
 		before := scheduleState(d)
 		decs = workflow.TickAsOf(d, asOf, now, self)
 		decs = append(decs, workflow.Overruns(d, now)...)

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"errors"
 	"runtime"
 	"time"
@@ -48,18 +47,19 @@ type StepTiming struct {
 // BecomeWriter is the only road from reader to writer. The caller holds state.lock. In
 // order: 1 lock (held), 2 re-read workflows.json (refuse to go on if unreadable),
 // 3 bump the epoch, 4 reap runs whose owners are dead (killing what they left running
-// first), 5 save, 6 start the executor, 7 report writer and enable writes.
+// first), 5 save, 6 start the executor, 7 report writer and enable writes. It returns the
+// new writer term, or why there is none: ErrBusy when the window is not a reader (a
+// takeover is under way, it writes already, or it closed), else the step that failed.
 // If the file is unreadable the window keeps the lock, stays read-only and says why; it
-// tries again when the file changes.
-func (w *Window) BecomeWriter() {
-	if !w.beginTakeover() {
-		return
+// tries again when the file changes. Any other failure lets the lock go and waits again.
+// It blocks for the whole takeover, housekeeping included.
+func (w *Window) BecomeWriter() (*Term, error) {
+	ok, emit := w.move(RolePromoting, nil, func() { w.termWG.Add(1) }) // Close waits for it
+	if !ok {
+		return nil, ErrBusy
 	}
-	defer w.termWG.Done() // Close waits for the takeover, its housekeeping included
-	w.mu.Lock()
-	w.roleKnown = true
-	w.mu.Unlock()
-	w.emitRole()
+	defer w.termWG.Done()
+	emit()
 	t0 := time.Now()
 	self := w.Self() // this window's identity for the whole term
 	tk := Takeover{NewOwner: self}
@@ -75,7 +75,7 @@ func (w *Window) BecomeWriter() {
 	doc, err := w.reread()
 	if err != nil {
 		w.failTakeover(err)
-		return
+		return nil, err
 	}
 	step("2.reread")
 	store.Failpoint("takeover.after-reread")
@@ -102,56 +102,39 @@ func (w *Window) BecomeWriter() {
 	})
 	if err != nil {
 		w.failTakeover(err)
-		return
+		return nil, err
 	}
 	step("5.save")
 
-	ctx, cancel := context.WithCancel(w.ctx)
-	eng := workflow.NewEngine(ctx, w.engineUpdate(ctx), self, w.home, w.opts.Now)
-	eng.EnvFor = func(d *store.Doc, r *store.Run) map[string]string { return workflow.ScheduleEnv(w.home, d, r) }
-	eng.OnFinish = func(d *store.Doc, r *store.Run, out workflow.RunOutput) {
-		if r.Schedule != "" {
-			workflow.ScheduleFinished(d, r, out, w.opts.Now(), self)
-		}
-	}
-	wake, ready := make(chan struct{}, 1), make(chan struct{})
+	t := newTerm(w, self, tk.Epoch)
+	ready := make(chan struct{})
 	if !w.opts.NoScheduler {
 		w.termWG.Add(1)
 		go func() {
 			defer w.termWG.Done()
 			select { // writes wait for step 7
 			case <-ready:
-				w.scheduler(ctx, eng, wake, self)
-			case <-ctx.Done():
+				w.scheduler(t)
+			case <-t.Done():
 			}
 		}()
 	}
 	step("6.executor")
 
-	w.mu.Lock()
-	if w.role != RolePromoting { // closed meanwhile
-		w.mu.Unlock()
-		cancel()
-		return
+	ok, emit = w.move(RoleWriter, nil, func() {
+		step("7.writer")
+		tk.Took = time.Since(t0)
+		tk.TookMS = ms(tk.Took)
+		tk.Completed = time.Now().UTC()
+		w.term, w.problem, w.last = t, nil, tk
+	})
+	if !ok { // closed meanwhile
+		t.cancel(ErrClosed)
+		return nil, ErrClosed
 	}
-	w.role, w.problem = RoleWriter, nil
-	w.writerCtx, w.writerCancel, w.engine, w.schedWake = ctx, cancel, eng, wake
-	w.mu.Unlock()
 	close(ready)
-	step("7.writer")
-	tk.Took = time.Since(t0)
-	tk.TookMS = ms(tk.Took)
-	tk.Completed = time.Now().UTC()
-	w.mu.Lock()
-	w.last = tk
-	w.mu.Unlock()
-
 	w.publish(saved)
-	ids := make([]string, 0, len(tk.Reaped))
-	for _, o := range tk.Reaped {
-		ids = append(ids, o.Run)
-	}
-	w.hub.emit(Event{Kind: "role", Role: "writer", WriterPID: self.PID, Epoch: tk.Epoch, Reaped: ids, TookMS: tk.TookMS})
+	emit()
 
 	// After the role is reported: housekeeping and the audit log, then start queued runs.
 	// Yield first so the writer event reaches subscribers before this goroutine's fsyncs.
@@ -161,7 +144,8 @@ func (w *Window) BecomeWriter() {
 	}
 	cleanInstances(w.home, self)
 	w.auditTakeover(tk)
-	w.kick()
+	t.kick()
+	return t, nil
 }
 
 func (w *Window) reread() (*store.Doc, error) {
@@ -172,29 +156,28 @@ func (w *Window) reread() (*store.Doc, error) {
 	return w.st.Reload()
 }
 
-// failTakeover leaves the window read-only, holding the lock, and says why.
+// failTakeover leaves the window read-only and says why. It keeps the lock only for an
+// unreadable file (the takeover is retried when the file changes); any other failure (a
+// full disk, an I/O error, a lock file replaced under us) must not leave the home without
+// a writer: the lock goes and the window waits for it again a second later.
 func (w *Window) failTakeover(err error) {
 	w.st.EndEpoch()
-	keep := errors.Is(err, store.ErrUnreadable) // the file must be fixed; retried when it changes
-	w.mu.Lock()
-	w.problem = err
-	if w.role == RolePromoting {
-		w.role = RoleReader
-	}
-	held := w.holdsLock && !keep
-	if held {
-		w.holdsLock = false
-	}
-	w.mu.Unlock()
+	keep := errors.Is(err, store.ErrUnreadable)
+	release := false
+	_, emit := w.move(RoleReader, nil, func() {
+		w.problem = err
+		if w.held != nil && !keep {
+			w.held, release = nil, true
+		}
+	})
 	w.opts.Logf("cannot take over: %v", err)
-	w.emitRole()
-	if held {
-		// Any other failure (a full disk, an I/O error, a lock file replaced under us)
-		// must not leave the home without a writer: let the lock go and try again later.
+	emit()
+	if release {
 		_ = w.lock.Unlock()
 		time.AfterFunc(time.Second, w.waitForLock)
 	}
 }
+
 func (w *Window) auditTakeover(tk Takeover) {
 	data := map[string]any{
 		"epoch": tk.Epoch, "new_owner": tk.NewOwner, "reaped": tk.Reaped,
@@ -241,7 +224,8 @@ func (w *Window) auditReap(reaped []workflow.Orphan, reclaims []map[string]any, 
 // state.lock removed by hand) or was fenced; once its owner is dead or has retired that
 // identity, the run is reaped like at a takeover, so no lane stays wedged. It costs one
 // pass over the runs when there is nothing to do.
-func (w *Window) reapForeign(ctx context.Context, self store.Owner) {
+func (w *Window) reapForeign(t *Term) {
+	self := t.self
 	w.cleanAbandoned(self)
 	doc := w.Snapshot()
 	foreign := false
@@ -257,7 +241,7 @@ func (w *Window) reapForeign(ctx context.Context, self store.Owner) {
 		return
 	}
 	reclaims := scheduleLocksOf(doc, orphans)
-	saved, err := w.engineUpdate(ctx)(func(d *store.Doc) error {
+	saved, err := t.Update(t.ctx, func(d *store.Doc) error {
 		workflow.ApplyReap(d, orphans, w.opts.Now())
 		return nil
 	})
@@ -266,7 +250,7 @@ func (w *Window) reapForeign(ctx context.Context, self store.Owner) {
 		return
 	}
 	w.auditReap(orphans, reclaims, saved.Epoch)
-	w.kick()
+	t.kick()
 }
 
 // cleanAbandoned removes, at most once a second, the temp files and instance files whose
@@ -283,46 +267,10 @@ func (w *Window) cleanAbandoned(self store.Owner) {
 	cleanInstances(w.home, self)
 }
 
-// engineUpdate is the executor's way to save: allowed while this writer term lasts.
-func (w *Window) engineUpdate(ctx context.Context) workflow.Updater {
-	return func(fn func(*store.Doc) error) (*store.Doc, error) {
-		if ctx.Err() != nil {
-			return nil, &ReadOnlyError{Role: w.Role(), WriterPID: w.writerPID()}
-		}
-		return w.save(ctx, fn)
-	}
-}
-
-// save runs store.Update, publishes the result and drops the writer role when fenced.
-func (w *Window) save(term context.Context, fn func(*store.Doc) error) (*store.Doc, error) {
-	doc, err := w.st.Update(func(d *store.Doc) error {
-		// Checked inside the commit, so a goroutine of an ended term can never write in a
-		// later one, however it was scheduled.
-		if term == nil || term.Err() != nil { // no locks here: this runs under the store's
-			return &ReadOnlyError{Role: RoleReader, Problem: "this window's writer term ended"}
-		}
-		return fn(d)
-	})
-	if err != nil {
-		if isFatalToWriter(err) {
-			w.termWG.Add(1)
-			go func() { defer w.termWG.Done(); w.demote(term, err) }()
-		}
-		return nil, err
-	}
-	w.publish(doc)
-	return doc, nil
-}
-
-// kick starts queued runs the lanes allow.
+// kick starts the queued runs the lanes allow, if this window writes.
 func (w *Window) kick() {
-	w.mu.Lock()
-	eng := w.engine
-	w.mu.Unlock()
-	if eng != nil {
-		if _, err := eng.Kick(); err != nil {
-			w.opts.Logf("start queued runs: %v", err)
-		}
+	if t := w.currentTerm(); t != nil {
+		t.kick()
 	}
 }
 

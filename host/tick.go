@@ -43,14 +43,12 @@ func TickOnce(home string, opts Options, out io.Writer) int {
 		fmt.Fprintf(out, "baton tick: window pid %d is the writer; its scheduler runs the schedules. Nothing to do.\n", st.WriterPID)
 		return 0
 	}
-	w.mu.Lock()
-	eng, ctx := w.engine, w.writerCtx
-	w.mu.Unlock()
+	t := w.currentTerm()
 	self := w.Self()
 	first := firstSeq(w.Snapshot(), self)
 	passErr := errors.New("this window stopped being the writer before the tick began")
-	if eng != nil && ctx != nil {
-		passErr = w.tickPass(ctx, eng, self, w.opts.Now())
+	if t != nil {
+		passErr = w.tickPass(t, w.opts.Now())
 	}
 	var failed []string
 	runs, herr := w.runsOf(self, first)
@@ -85,14 +83,15 @@ func TickOnce(home string, opts Options, out io.Writer) int {
 // run whose end could not be saved: see abandoned); each wake looks again at the
 // schedules as of asOf, which only starts occurrences of this pass waiting for their
 // turn (the engine usually starts them itself as a run ends) and judges overruns now.
-func (w *Window) tickPass(ctx context.Context, eng *workflow.Engine, self store.Owner, asOf time.Time) error {
+func (w *Window) tickPass(t *Term, asOf time.Time) error {
+	ctx, eng, self := t.ctx, t.engine, t.self
 	sub := w.Subscribe()
 	defer w.Unsubscribe(sub)
 	lost := time.NewTicker(tickLostCheck)
 	defer lost.Stop()
 	suspect := map[string]bool{}
 	for {
-		w.schedulePassAsOf(ctx, eng, self, asOf)
+		w.schedulePassAsOf(t, asOf)
 		if err := w.tickWriterGone(ctx); err != nil {
 			return err
 		}

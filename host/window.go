@@ -17,7 +17,6 @@ import (
 	"github.com/gofrs/flock"
 
 	"baton/store"
-	"baton/workflow"
 )
 
 // LockName is the writer's lock file in the home folder. It is never deleted.
@@ -57,20 +56,15 @@ type Window struct {
 	stop  context.CancelFunc
 	hub   hub
 
-	mu           sync.Mutex // guards the fields below
-	role         Role
-	holdsLock    bool
-	lockID       syscall.Stat_t // identity of state.lock when it was locked
-	waiting      bool           // a goroutine is blocked waiting for state.lock
-	problem      error
-	writerCtx    context.Context
-	writerCancel context.CancelFunc
-	engine       *workflow.Engine
-	schedWake    chan struct{} // wakes this writer term's scheduler
-	last         Takeover      // the last takeover this window did
-	started      bool
-	roleKnown    bool   // the first role event was sent
-	fsWarning    string // set by Open when the home is on a network filesystem; never changes
+	mu        sync.Mutex // guards the fields below; role changes only through move
+	role      Role
+	term      *Term           // the current writer term: set exactly while role is RoleWriter
+	held      *syscall.Stat_t // the state.lock file this window holds (promoting, writer, or blocked by an unreadable file); nil when none
+	waiting   bool            // a goroutine is blocked waiting for state.lock
+	problem   error
+	last      Takeover // the last takeover this window did
+	started   bool
+	fsWarning string // set by Open when the home is on a network filesystem; never changes
 
 	lastClean atomic.Int64 // when the writer last removed abandoned files (unix ns)
 
@@ -103,7 +97,7 @@ func Open(home string, opts Options) (*Window, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Window{home: abs, self: self, opts: opts, inst: inst, audit: store.NewAudit(abs)}
+	w := &Window{home: abs, self: self, opts: opts, inst: inst, audit: store.NewAudit(abs), role: RoleOpening}
 	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock, UnsafeNoRefresh: knobs.noRefresh,
 		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished})
 	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
@@ -165,10 +159,8 @@ func (w *Window) Start() error {
 		w.gotLock()
 		return nil
 	}
-	w.mu.Lock()
-	w.roleKnown = true
-	w.mu.Unlock()
-	w.emitRole()
+	_, emit := w.move(RoleReader, nil, nil)
+	emit()
 	if !w.opts.NoWait {
 		w.waitForLock()
 	}
@@ -222,10 +214,9 @@ func (w *Window) gotLock() {
 		_ = w.lock.Close()
 		return
 	}
-	w.holdsLock = true
-	w.lockID = held
+	w.held = &held
 	w.mu.Unlock()
-	w.BecomeWriter()
+	_, _ = w.BecomeWriter()
 }
 
 // heldLockFile returns the identity of the file this window's lock handle is on, and
@@ -250,14 +241,12 @@ func (w *Window) heldLockFile() (syscall.Stat_t, bool) {
 // the very file we hold (not removed or replaced), or a second writer could start beside us.
 func (w *Window) checkLock() error {
 	w.mu.Lock()
-	held := w.holdsLock
+	held := w.held
 	w.mu.Unlock()
-	if !held {
+	if held == nil {
 		return &ReadOnlyError{Role: w.Role()}
 	}
-	w.mu.Lock()
-	a := w.lockID
-	w.mu.Unlock()
+	a := *held
 	var b syscall.Stat_t
 	if err := syscall.Stat(w.lock.Path(), &b); err != nil || a.Ino != b.Ino || a.Dev != b.Dev || b.Nlink == 0 {
 		return fmt.Errorf("%w: %s", ErrLockLost, w.lock.Path())
@@ -270,7 +259,7 @@ func (w *Window) onFileChange(doc *store.Doc, err error) {
 	w.mu.Lock()
 	prevProblem := w.problem
 	w.problem = err
-	retry := err == nil && w.holdsLock && w.role == RoleReader
+	retry := err == nil && w.held != nil && w.role == RoleReader
 	w.mu.Unlock()
 	if err != nil {
 		w.opts.Logf("%v", err)
@@ -291,7 +280,7 @@ func (w *Window) onFileChange(doc *store.Doc, err error) {
 	if retry {
 		// We hold the lock but could not take over because the file was unreadable; it
 		// is readable again.
-		w.BecomeWriter()
+		_, _ = w.BecomeWriter()
 	}
 }
 
@@ -302,27 +291,33 @@ func (w *Window) Role() Role {
 	return w.role
 }
 
-// beginTakeover moves to promoting and registers the takeover with termWG in the same
-// critical section, so a Close that comes after always waits for it.
-func (w *Window) beginTakeover() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !canMove(w.role, RolePromoting) {
-		return false
-	}
-	w.role = RolePromoting
-	w.termWG.Add(1)
-	return true
-}
+// emitRole tells subscribers the current role again (its problem changed, or who writes),
+// with the problem or, failing one, the filesystem warning.
+func (w *Window) emitRole() { w.emitRoleEvent(w.Role()) }
 
-// emitRole tells subscribers the current role, and the problem or, failing one, the
-// filesystem warning.
-func (w *Window) emitRole() {
-	s := w.Status()
-	if s.Problem == "" {
-		s.Problem = w.fsWarning
+// emitRoleEvent sends the role event of a move to role: for a writer, its takeover (epoch,
+// reaped runs, how long it took); for a closed window, the role alone; otherwise who
+// writes, the epoch and the problem or the filesystem warning.
+func (w *Window) emitRoleEvent(role Role) {
+	switch role {
+	case RoleClosed:
+		w.hub.emit(Event{Kind: "role", Role: RoleClosed.String()})
+	case RoleWriter:
+		w.mu.Lock()
+		tk := w.last
+		w.mu.Unlock()
+		ids := make([]string, 0, len(tk.Reaped))
+		for _, o := range tk.Reaped {
+			ids = append(ids, o.Run)
+		}
+		w.hub.emit(Event{Kind: "role", Role: RoleWriter.String(), WriterPID: tk.NewOwner.PID, Epoch: tk.Epoch, Reaped: ids, TookMS: tk.TookMS})
+	default:
+		s := w.Status()
+		if s.Problem == "" {
+			s.Problem = w.fsWarning
+		}
+		w.hub.emit(Event{Kind: "role", Role: role.String(), WriterPID: s.WriterPID, Epoch: s.Epoch, Problem: s.Problem})
 	}
-	w.hub.emit(Event{Kind: "role", Role: s.Role, WriterPID: s.WriterPID, Epoch: s.Epoch, Problem: s.Problem})
 }
 
 // Warning returns a standing warning about the home folder (it is on a network
@@ -358,7 +353,7 @@ func (w *Window) publish(doc *store.Doc) {
 		oldWriter = old.Writer.PID
 	}
 	w.mu.Lock()
-	readerKnown := w.roleKnown && w.role == RoleReader
+	readerKnown := w.role == RoleReader
 	w.mu.Unlock()
 	if doc.Writer != nil && doc.Writer.PID != oldWriter && readerKnown {
 		evs = append(evs, Event{Kind: "role", Role: "reader", WriterPID: doc.Writer.PID, Epoch: doc.Epoch})
@@ -367,37 +362,40 @@ func (w *Window) publish(doc *store.Doc) {
 }
 
 // Close ends the window gracefully: a writer cancels its running runs and records them,
-// then releases state.lock; the liveness lock goes last. It blocks until then. A window
-// waiting for the lock stops waiting. Safe to call more than once.
+// then its term ends and it releases state.lock; the liveness lock goes last. It blocks
+// until then. A window waiting for the lock stops waiting. Safe to call more than once.
 func (w *Window) Close() error {
 	w.mu.Lock()
 	if w.role == RoleClosed {
 		w.mu.Unlock()
 		return nil
 	}
-	wasWriter := w.role == RoleWriter
-	eng := w.engine
+	t := w.term
 	w.mu.Unlock()
-	if wasWriter && eng != nil {
-		eng.Stop("window closed while the run was going")
+	if t != nil {
+		t.engine.Stop("window closed while the run was going")
 		_ = w.st.KeepPrevious()
 		_ = w.audit.Append("shutdown", map[string]any{"epoch": w.epoch(), "instance": w.Self().Instance})
 	}
-	w.mu.Lock()
-	w.role = RoleClosed
-	held, waiting := w.holdsLock, w.waiting
-	w.holdsLock = false
-	if w.writerCancel != nil {
-		w.writerCancel()
+	var held, waiting bool
+	ok, emit := w.move(RoleClosed, nil, func() {
+		held, waiting = w.held != nil, w.waiting
+		w.held = nil
+		if w.term != nil {
+			w.term.cancel(ErrClosed)
+			w.term = nil
+		}
+	})
+	if !ok {
+		return nil // another Close got there first
 	}
-	w.mu.Unlock()
 	w.termWG.Wait() // nothing of a writer term touches the home once Close returns
 	w.st.EndEpoch()
 	if held && !waiting {
 		_ = w.lock.Close()
 	}
 	w.stop()
-	w.hub.emit(Event{Kind: "role", Role: "closed"})
+	emit()
 	w.hub.finishAll()
 	w.mu.Lock()
 	inst := w.inst
@@ -410,38 +408,41 @@ func (w *Window) epoch() uint64 {
 	return d.Epoch
 }
 
-// demote drops the writer role after fencing or a lost lock: nothing more is written by
-// this window; its running steps are killed (the next writer reaps their runs), and the
-// window goes back to waiting for the lock.
-func (w *Window) demote(term context.Context, reason error) {
-	w.mu.Lock()
-	if w.role != RoleWriter || term == nil || w.writerCtx != term {
-		w.mu.Unlock()
-		return // that writer term already ended; never demote a later one
+// endTerm ends writer term t after fencing, a lost or replaced lock or an unreadable
+// file: nothing more is written by this window; its running steps are killed (the next
+// writer reaps their runs), and the window goes back to waiting for the lock. It does
+// nothing if t is not the current term (that term already ended; never end a later one).
+func (w *Window) endTerm(t *Term, reason error) {
+	var held bool
+	ok, emit := w.move(RoleReader, func() bool { return w.term == t }, func() {
+		w.problem = reason
+		w.term = nil
+		t.cancel(reason)
+		held = w.held != nil
+		w.held = nil
+	})
+	if !ok {
+		return
 	}
-	w.role = RoleReader
-	w.problem = reason
-	eng := w.engine
-	w.engine = nil
-	w.writerCancel()
-	w.writerCtx, w.writerCancel = nil, nil
-	held := w.holdsLock
-	w.holdsLock = false
-	w.mu.Unlock()
 	w.st.EndEpoch()
 	w.opts.Logf("stopped writing: %v", reason)
 	if errors.Is(reason, store.ErrUnreadable) {
 		_ = w.st.SaveLastGood()
 	}
-	if eng != nil {
-		eng.Stop("this window stopped being the writer: " + reason.Error())
-	}
+	t.engine.Stop("this window stopped being the writer: " + reason.Error())
 	w.retireIdentity() // before the lock goes, so the next writer finds the old identity dead
 	if held {
 		_ = w.lock.Unlock()
 	}
-	w.emitRole()
+	emit()
 	w.waitForLock() // a replaced state.lock is noticed when the lock is won (gotLock)
+}
+
+// currentTerm returns the writer term, or nil while this window does not write.
+func (w *Window) currentTerm() *Term {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.term
 }
 
 // retireIdentity gives a window that stopped being the writer a new identity and releases

@@ -236,8 +236,9 @@ func TestFailedTakeoverLetsTheLockGo(t *testing.T) {
 	if ok, err := w.lock.TryLock(); !ok || err != nil {
 		t.Fatal("cannot take the lock", err)
 	}
+	held, _ := w.heldLockFile()
 	w.mu.Lock()
-	w.holdsLock, w.role = true, RolePromoting
+	w.held, w.role = &held, RolePromoting
 	w.mu.Unlock()
 	w.failTakeover(errors.New("save: no space left on device"))
 	other := flock.New(filepath.Join(home, LockName))

@@ -1,0 +1,119 @@
+package host
+
+import (
+	"context"
+	"errors"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// Term is one writer term of a window: it begins when BecomeWriter has finished and ends
+// when state.lock is lost, the store is fenced, the file turns unreadable, or the window
+// closes. Everything of the term belongs to it: its context, its executor and scheduler,
+// and the one road to a write, Update. Like etcd's concurrency.Session, Done closes when
+// the term ends and Err says why; work that depends on being the writer derives from
+// Context and stops by itself.
+//
+// A window holds its current term (none while it reads); a Term of an ended term stays
+// safe to call: Update refuses with a *ReadOnlyError.
+type Term struct {
+	w      *Window
+	self   store.Owner // the window's identity for the whole term
+	epoch  uint64
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	engine *workflow.Engine
+	wake   chan struct{} // wakes the term's scheduler (one slot)
+}
+
+// newTerm returns the term of epoch for window w; it runs nothing yet.
+func newTerm(w *Window, self store.Owner, epoch uint64) *Term {
+	ctx, cancel := context.WithCancelCause(w.ctx)
+	t := &Term{w: w, self: self, epoch: epoch, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
+	eng := workflow.NewEngine(ctx, t.updater(), self, w.home, w.opts.Now)
+	eng.EnvFor = func(d *store.Doc, r *store.Run) map[string]string { return workflow.ScheduleEnv(w.home, d, r) }
+	eng.OnFinish = func(d *store.Doc, r *store.Run, out workflow.RunOutput) {
+		if r.Schedule != "" {
+			workflow.ScheduleFinished(d, r, out, w.opts.Now(), self)
+		}
+	}
+	t.engine = eng
+	return t
+}
+
+// Context returns the term's context: it is cancelled when the term ends.
+func (t *Term) Context() context.Context { return t.ctx }
+
+// Done returns a channel that is closed when the term ends. It never blocks.
+func (t *Term) Done() <-chan struct{} { return t.ctx.Done() }
+
+// Err returns why the term ended (ErrClosed, ErrLockLost, store.ErrFenced, ...), or nil
+// while it lasts.
+func (t *Term) Err() error {
+	if t.ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(t.ctx)
+}
+
+// Epoch returns the writer epoch of the term.
+func (t *Term) Epoch() uint64 { return t.epoch }
+
+// Owner returns the window's identity for the term: the owner its runs record.
+func (t *Term) Owner() store.Owner { return t.self }
+
+// Update is the one road to a write. fn runs on a private copy of the newest document
+// (the store refreshes from disk first) and the result is saved durably, published and
+// returned, only while the term lasts: the check is made inside the store's commit, so a
+// goroutine of an ended term can never write in a later one, however it was scheduled.
+// It blocks for the save. A save refused because the term can no longer write (the lock
+// lost or replaced, fenced, an unreadable file) ends the term. ctx ending before the
+// commit began makes Update return its error without writing.
+func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Doc, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if t.ctx.Err() != nil {
+		return nil, t.endedError()
+	}
+	doc, err := t.w.st.Update(func(d *store.Doc) error {
+		if t.ctx.Err() != nil { // no window locks here: this runs under the store's
+			return t.endedError()
+		}
+		return fn(d)
+	})
+	if err != nil {
+		if isFatalToWriter(err) {
+			t.w.termWG.Add(1)
+			go func() { defer t.w.termWG.Done(); t.w.endTerm(t, err) }()
+		}
+		return nil, err
+	}
+	t.w.publish(doc)
+	return doc, nil
+}
+
+// updater is Update for the executor and the scheduler of the term.
+func (t *Term) updater() workflow.Updater {
+	return func(fn func(*store.Doc) error) (*store.Doc, error) { return t.Update(t.ctx, fn) }
+}
+
+func (t *Term) endedError() error {
+	return &ReadOnlyError{Role: RoleReader, Problem: "this window's writer term ended"}
+}
+
+// kick starts the queued runs the lanes allow.
+func (t *Term) kick() {
+	if _, err := t.engine.Kick(); err != nil && !errors.Is(err, ErrReadOnly) {
+		t.w.opts.Logf("start queued runs: %v", err)
+	}
+}
+
+// wakeScheduler makes the term's scheduler look again now.
+func (t *Term) wakeScheduler() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
