@@ -3,6 +3,7 @@ package host
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -146,6 +147,7 @@ func (c *Control) handleLine(line []byte) bool {
 
 func (c *Control) dispatch(req *Request) (map[string]any, error) {
 	w := c.w
+	in, ctx := w.Intents(), context.Background()
 	switch req.Op {
 	case "status":
 		s := w.Status()
@@ -164,10 +166,10 @@ func (c *Control) dispatch(req *Request) (map[string]any, error) {
 		}
 		var g uint64
 		if req.Op == "add_workflow" {
-			g, err = w.AddWorkflow(def)
+			g, err = in.AddWorkflow(ctx, def)
 		} else {
 			keepMaskedSecrets(&def, w.Snapshot().Workflow(def.Name))
-			g, err = w.UpdateWorkflow(def)
+			g, err = in.UpdateWorkflow(ctx, def)
 		}
 		return map[string]any{"generation": g}, err
 	case "delete_workflow":
@@ -175,23 +177,23 @@ func (c *Control) dispatch(req *Request) (map[string]any, error) {
 		if name == "" {
 			return nil, fmt.Errorf("%w: delete_workflow needs \"workflow\": name", workflow.ErrInvalid)
 		}
-		g, err := w.DeleteWorkflow(name)
+		g, err := in.DeleteWorkflow(ctx, name)
 		return map[string]any{"generation": g}, err
 	case "start_run":
 		name := nameOf(req)
 		if name == "" {
 			return nil, fmt.Errorf("%w: start_run needs \"workflow\": name", workflow.ErrInvalid)
 		}
-		run, g, err := w.StartRun(name, req.Task)
+		run, g, err := in.StartRun(ctx, name, req.Task)
 		return map[string]any{"run": run.ID, "status": run.Status, "generation": g}, err
 	case "cancel_run":
 		if req.Run == "" {
 			return nil, fmt.Errorf("%w: cancel_run needs \"run\": id", workflow.ErrInvalid)
 		}
-		g, err := w.CancelRun(req.Run)
+		g, err := in.CancelRun(ctx, req.Run)
 		return map[string]any{"generation": g}, err
 	case "audit":
-		es, err := w.Audit(req.Max)
+		es, err := in.Audit(req.Max)
 		if es == nil {
 			es = []store.Entry{}
 		}
@@ -201,14 +203,14 @@ func (c *Control) dispatch(req *Request) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out, g, err := w.AddSchedule(s)
+		out, g, err := in.AddSchedule(ctx, s)
 		return map[string]any{"schedule": out.ID, "next_due": out.NextDue, "generation": g}, err
 	case "update_schedule":
 		s, err := decodeScheduleUpdate(req)
 		if err != nil {
 			return nil, err
 		}
-		g, err := w.UpdateSchedule(s)
+		g, err := in.UpdateSchedule(ctx, s)
 		return map[string]any{"generation": g}, err
 	case "delete_schedule", "pause_schedule", "resume_schedule":
 		id := scheduleID(req)
@@ -219,14 +221,14 @@ func (c *Control) dispatch(req *Request) (map[string]any, error) {
 		var err error
 		switch req.Op {
 		case "delete_schedule":
-			g, err = w.DeleteSchedule(id)
+			g, err = in.DeleteSchedule(ctx, id)
 		default:
-			g, err = w.PauseSchedule(id, req.Op == "pause_schedule")
+			g, err = in.PauseSchedule(ctx, id, req.Op == "pause_schedule")
 		}
 		return map[string]any{"generation": g}, err
 	case "history":
 		q := store.HistoryQuery{Workflow: nameOf(req), Status: req.Status, Before: req.Before, Limit: req.Limit}
-		p, err := w.History(q)
+		p, err := in.History(q)
 		if p.Runs == nil {
 			p.Runs = []store.Run{}
 		}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -163,7 +164,7 @@ func goodHome(t *testing.T) string {
 	home := t.TempDir()
 	w := openStarted(t, home)
 	for _, n := range []string{"a", "b"} {
-		if _, err := w.AddWorkflow(store.Workflow{Name: n, Steps: []store.Step{{Argv: []string{"true"}}}}); err != nil {
+		if _, err := w.Intents().AddWorkflow(context.Background(), store.Workflow{Name: n, Steps: []store.Step{{Argv: []string{"true"}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -204,14 +205,14 @@ func TestHostileWorkflowsFile(t *testing.T) {
 			if st.Role != "reader" || !strings.Contains(st.Problem, tc.want) || !strings.Contains(st.Problem, store.PrevName) {
 				t.Fatalf("status: role %s, problem %q; want read-only naming %q and %s", st.Role, st.Problem, tc.want, store.PrevName)
 			}
-			_, err = w.AddWorkflow(store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}})
+			_, err = w.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}})
 			if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("write over a bad file: %v", err)
 			}
 			if got, _ := os.ReadFile(path); string(got) != tc.content {
 				t.Fatal("the bad file was changed")
 			}
-			if _, err := w.Audit(0); err != nil { // still useful read-only
+			if _, err := w.Intents().Audit(0); err != nil { // still useful read-only
 				t.Fatal(err)
 			}
 			_ = w.Snapshot()

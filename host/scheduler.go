@@ -157,35 +157,3 @@ func nextOverrun(d *store.Doc) time.Time {
 	}
 	return next
 }
-
-// AddSchedule adds a schedule and returns it with its id and next due time.
-func (w *Window) AddSchedule(s store.Schedule) (store.Schedule, uint64, error) {
-	var out store.Schedule
-	d, err := w.update(func(d *store.Doc) error {
-		var err error
-		out, err = workflow.AddSchedule(d, s, w.opts.Now())
-		return err
-	})
-	w.wakeScheduler()
-	return out, gen(d), err
-}
-
-// UpdateSchedule replaces the definition of schedule s.ID, keeping its state.
-func (w *Window) UpdateSchedule(s store.Schedule) (uint64, error) {
-	d, err := w.update(func(d *store.Doc) error { return workflow.UpdateSchedule(d, s, w.opts.Now()) })
-	w.wakeScheduler()
-	return gen(d), err
-}
-
-// DeleteSchedule removes a schedule.
-func (w *Window) DeleteSchedule(id string) (uint64, error) {
-	d, err := w.update(func(d *store.Doc) error { return workflow.DeleteSchedule(d, id) })
-	return gen(d), err
-}
-
-// PauseSchedule pauses (true) or resumes (false) a schedule.
-func (w *Window) PauseSchedule(id string, paused bool) (uint64, error) {
-	d, err := w.update(func(d *store.Doc) error { return workflow.PauseSchedule(d, id, paused, w.opts.Now()) })
-	w.wakeScheduler()
-	return gen(d), err
-}

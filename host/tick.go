@@ -203,7 +203,7 @@ func (w *Window) runsOf(self store.Owner, first uint64) ([]store.Run, error) {
 	var out []store.Run
 	q := store.HistoryQuery{Limit: store.MaxHistoryLimit}
 	for {
-		page, err := w.History(q)
+		page, err := w.Intents().History(q)
 		if err != nil {
 			return out, err
 		}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -65,20 +66,20 @@ func TestReaderRefusesWritesAndTakesOverOnClose(t *testing.T) {
 	if b.Role() != RoleReader {
 		t.Fatalf("second window: %v", b.Role())
 	}
-	_, err := b.AddWorkflow(store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}})
+	_, err := b.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}})
 	var ro *ReadOnlyError
 	if !errors.As(err, &ro) || ro.WriterPID != os.Getpid() || !strings.Contains(err.Error(), "is the writer") {
 		t.Fatalf("reader write: %v", err)
 	}
-	if _, err := a.AddWorkflow(store.Workflow{Name: "a", Steps: []store.Step{{Argv: []string{"true"}}}}); err != nil {
+	if _, err := a.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "a", Steps: []store.Step{{Argv: []string{"true"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	a.Close()
-	if _, err := a.AddWorkflow(store.Workflow{Name: "late", Steps: []store.Step{{Argv: []string{"true"}}}}); !errors.Is(err, ErrClosed) {
+	if _, err := a.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "late", Steps: []store.Step{{Argv: []string{"true"}}}}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("closed window write: %v", err)
 	}
 	waitRole(t, b, RoleWriter)
-	if _, err := b.AddWorkflow(store.Workflow{Name: "b", Steps: []store.Step{{Argv: []string{"true"}}}}); err != nil {
+	if _, err := b.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "b", Steps: []store.Step{{Argv: []string{"true"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	if d := b.Snapshot(); d.Workflow("a") == nil || d.Workflow("b") == nil || d.Epoch != 2 {
@@ -101,7 +102,7 @@ func TestUnreadableFileBlocksTakeoverUntilFixed(t *testing.T) {
 	if !strings.Contains(st.Problem, "not valid JSON") {
 		t.Fatalf("problem %q", st.Problem)
 	}
-	_, err := w.AddWorkflow(store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}})
+	_, err := w.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}})
 	if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), "unreadable") {
 		t.Fatalf("write over unreadable file: %v", err)
 	}
@@ -147,7 +148,7 @@ func TestLockFileReplacedStopsWriting(t *testing.T) {
 	lock := filepath.Join(home, LockName)
 	os.Remove(lock)
 	os.WriteFile(lock, nil, 0o600)
-	_, err := w.AddWorkflow(store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}})
+	_, err := w.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}})
 	if !errors.Is(err, ErrLockLost) {
 		t.Fatalf("write with a replaced lock: %v", err)
 	}
@@ -171,10 +172,10 @@ func TestLockFileReplacedStopsWriting(t *testing.T) {
 func TestLockLostRunsAreReapedNotWedged(t *testing.T) {
 	home := t.TempDir()
 	a := openStarted(t, home)
-	if _, err := a.AddWorkflow(store.Workflow{Name: "slow", MaxConcurrent: 1, Steps: []store.Step{{Argv: []string{"sleep", "30"}}}}); err != nil {
+	if _, err := a.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "slow", MaxConcurrent: 1, Steps: []store.Step{{Argv: []string{"sleep", "30"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	run, _, err := a.StartRun("slow", "")
+	run, _, err := a.Intents().StartRun(context.Background(), "slow", "")
 	if err != nil || run.Status != store.StatusRunning {
 		t.Fatalf("start: %+v %v", run, err)
 	}
@@ -185,7 +186,7 @@ func TestLockLostRunsAreReapedNotWedged(t *testing.T) {
 	os.WriteFile(lock, nil, 0o600)
 	// a refuses: by its lock check, or, if b already took over on the new file and a's
 	// scheduler met b's higher epoch, because it was fenced to read-only.
-	if _, err := a.AddWorkflow(store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}}); !errors.Is(err, ErrLockLost) && !errors.Is(err, ErrReadOnly) && !errors.Is(err, store.ErrFenced) {
+	if _, err := a.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}}); !errors.Is(err, ErrLockLost) && !errors.Is(err, ErrReadOnly) && !errors.Is(err, store.ErrFenced) {
 		t.Fatalf("write with a replaced lock: %v", err)
 	}
 	// a retires the identity that owns the run and waits on the new file like b: either
@@ -218,7 +219,7 @@ func TestLockLostRunsAreReapedNotWedged(t *testing.T) {
 	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "instance lock") {
 		t.Fatalf("run of the demoted writer: %s %q", r.Status, r.Error)
 	}
-	next, _, err := writer.StartRun("slow", "")
+	next, _, err := writer.Intents().StartRun(context.Background(), "slow", "")
 	if err != nil || next.Status != store.StatusRunning {
 		t.Fatalf("the lane is wedged: %+v %v", next, err)
 	}

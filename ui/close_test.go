@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -60,7 +61,7 @@ func TestClosingWriterWithRunsGoingAsksFirst(t *testing.T) {
 	}
 	m2, _ := newUI(t, w2)
 
-	run, _, err := w.StartRun("long", "")
+	run, _, err := w.Intents().StartRun(context.Background(), "long", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -116,7 +117,7 @@ func newUI(t *testing.T, core Core) (*Main, *uiQueue) {
 
 func addWorkflow(t *testing.T, w *host.Window, name string, argv ...string) {
 	t.Helper()
-	if _, err := w.AddWorkflow(store.Workflow{Name: name, Steps: []store.Step{{Argv: argv}}}); err != nil {
+	if _, err := w.Intents().AddWorkflow(context.Background(), store.Workflow{Name: name, Steps: []store.Step{{Argv: argv}}}); err != nil {
 		t.Fatal(err)
 	}
 }

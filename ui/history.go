@@ -94,7 +94,7 @@ func (m *Main) ShowOlderRuns() {
 	}
 	m.renderHistory()
 	go func() {
-		runs, next, err := view.ReadHistory(q, m.core.Snapshot(), m.core.History)
+		runs, next, err := view.ReadHistory(q, m.core.Snapshot(), m.core.Intents().History)
 		m.post(func() { m.historyRead(gen, runs, next, err) })
 	}()
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,13 +19,13 @@ import (
 func finishRuns(t *testing.T, w *host.Window, name string, start, n int) {
 	t.Helper()
 	for range start {
-		if _, _, err := w.StartRun(name, ""); err != nil {
+		if _, _, err := w.Intents().StartRun(context.Background(), name, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		page, err := w.History(store.HistoryQuery{Workflow: name, Limit: store.MaxHistoryLimit})
+		page, err := w.Intents().History(store.HistoryQuery{Workflow: name, Limit: store.MaxHistoryLimit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +71,7 @@ func TestRunsTabPagesThroughArchivedRuns(t *testing.T) {
 	finishRuns(t, w, "quick", n, n)
 	finishRuns(t, w, "other", 3, 3)
 
-	all, err := w.History(store.HistoryQuery{Workflow: "quick", Limit: store.MaxHistoryLimit})
+	all, err := w.Intents().History(store.HistoryQuery{Workflow: "quick", Limit: store.MaxHistoryLimit})
 	if err != nil {
 		t.Fatal(err)
 	}

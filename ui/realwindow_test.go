@@ -270,12 +270,12 @@ func seedSleepy(t testing.TB, home string) {
 		{Name: "nightly backup", Steps: []store.Step{{Name: "copy", Argv: []string{"sleep", "300"}}, {Name: "verify", Argv: []string{"true"}}}},
 		{Name: "photos sync", MaxConcurrent: 2, Steps: []store.Step{{Argv: []string{"true"}}}},
 	} {
-		if _, err := w.AddWorkflow(def); err != nil {
+		if _, err := w.Intents().AddWorkflow(context.Background(), def); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := 0; i < 3; i++ { // a little history for the chart and the timeline
-		if _, _, err := w.StartRun("photos sync", ""); err != nil {
+		if _, _, err := w.Intents().StartRun(context.Background(), "photos sync", ""); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"os"
 	"sync"
 	"time"
@@ -113,7 +114,7 @@ func (m *Main) CancelSelected() {
 	id := r.ID
 	m.RunView.Cancel.Disable()
 	m.RunView.setNote("Cancelling…")
-	m.runAsync(func() error { _, err := m.core.CancelRun(id); return err }, func(err error) {
+	m.runAsync(func() error { _, err := m.core.Intents().CancelRun(context.Background(), id); return err }, func(err error) {
 		m.RunView.setNote(view.CancelResult(err))
 		m.doc = m.core.Snapshot()
 		m.render(nil)

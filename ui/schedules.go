@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"context"
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"baton/host"
 	"baton/store"
 	"baton/ui/view"
 )
@@ -40,14 +42,6 @@ type Schedules struct {
 	dirty   bool
 	loading bool
 	valid   bool
-}
-
-// ScheduleCore is what the Schedules tab needs of the core; *host.Window implements it.
-type ScheduleCore interface {
-	AddSchedule(store.Schedule) (store.Schedule, uint64, error)
-	UpdateSchedule(store.Schedule) (uint64, error)
-	DeleteSchedule(id string) (uint64, error)
-	PauseSchedule(id string, paused bool) (uint64, error)
 }
 
 func newSchedules(m *Main) *Schedules {
@@ -241,7 +235,7 @@ func (s *Schedules) updateButtons() {
 	}
 }
 
-func (s *Schedules) core() ScheduleCore { sc, _ := s.m.core.(ScheduleCore); return sc }
+func (s *Schedules) core() *host.Intents { return s.m.core.Intents() }
 
 func (s *Schedules) save() {
 	f := s.typed()
@@ -255,9 +249,9 @@ func (s *Schedules) save() {
 	s.m.runAsync(func() error {
 		var err error
 		if isNew {
-			saved, _, err = core.AddSchedule(sc)
+			saved, _, err = core.AddSchedule(context.Background(), sc)
 		} else {
-			_, err = core.UpdateSchedule(sc)
+			_, err = core.UpdateSchedule(context.Background(), sc)
 			saved = sc
 		}
 		return err
@@ -282,7 +276,7 @@ func (s *Schedules) togglePause() {
 		return
 	}
 	id, paused := cur.ID, !cur.Paused
-	s.m.runAsync(func() error { _, err := core.PauseSchedule(id, paused); return err }, func(err error) {
+	s.m.runAsync(func() error { _, err := core.PauseSchedule(context.Background(), id, paused); return err }, func(err error) {
 		if err != nil {
 			s.Message.SetText(view.ErrText(err))
 		}
@@ -302,7 +296,7 @@ func (s *Schedules) delete() {
 		if !ok {
 			return
 		}
-		s.m.runAsync(func() error { _, err := core.DeleteSchedule(id); return err }, func(err error) {
+		s.m.runAsync(func() error { _, err := core.DeleteSchedule(context.Background(), id); return err }, func(err error) {
 			if err != nil {
 				s.Message.SetText(view.ErrText(err))
 				return

@@ -36,14 +36,10 @@ type Core interface {
 	Subscribe() *host.Sub
 	Unsubscribe(*host.Sub)
 	LastTakeover() host.Takeover
-	AddWorkflow(store.Workflow) (uint64, error)
-	UpdateWorkflow(store.Workflow) (uint64, error)
-	DeleteWorkflow(name string) (uint64, error)
-	StartRun(name, task string) (store.Run, uint64, error)
-	CancelRun(id string) (uint64, error)
-	Audit(max int) ([]store.Entry, error)
-	// History pages through every run, live and archived, newest first. It reads files.
-	History(store.HistoryQuery) (store.HistoryPage, error)
+	// Intents is where the window's intents go: workflow, run and schedule operations,
+	// history (which reads files) and the audit log. The control channel sends its
+	// requests to the same service.
+	Intents() *host.Intents
 }
 
 // Options configure the window. The zero value is what the app uses.
@@ -166,9 +162,6 @@ func New(a fyne.App, core Core, opts Options) *Main {
 		container.NewTabItemWithIcon("Schedules", theme.HistoryIcon(), m.Schedules.obj),
 		container.NewTabItemWithIcon("Activity", theme.InfoIcon(), m.Activity),
 	)
-	if _, ok := core.(ScheduleCore); !ok {
-		m.Tabs.Items[3].Content = widget.NewLabel("Schedules need a core that has them.")
-	}
 	split := container.NewHSplit(m.workflowsColumn(), m.Tabs)
 	split.Offset = 0.26
 	m.Win.SetContent(container.NewBorder(m.Role.obj, m.Footer, nil, nil, split))
@@ -252,7 +245,7 @@ func (m *Main) ticker() {
 		fresh := false
 		if stamp := fileStamp(filepath.Join(m.core.Status().Home, store.AuditName)); stamp != auditStamp {
 			auditStamp = stamp
-			entries, _ = m.core.Audit(AuditMax)
+			entries, _ = m.core.Intents().Audit(AuditMax)
 			fresh = true
 		}
 		m.post(func() { m.tick(chunk, entries, fresh) })

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -27,7 +28,7 @@ func TestReadOnlyWindowDisablesWriteControls(t *testing.T) {
 	home := newHome(t)
 	w1 := startWriter(t, home)
 	addWorkflow(t, w1, "nightly", "sleep", "300")
-	run, _, err := w1.StartRun("nightly", "")
+	run, _, err := w1.Intents().StartRun(context.Background(), "nightly", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestCancelAndDeleteWithConfirmation(t *testing.T) {
 
 func TestStepsReorderAndDuplicate(t *testing.T) {
 	_, w, m, q := writerUI(t)
-	if _, err := w.AddWorkflow(store.Workflow{Name: "two", Steps: []store.Step{{Name: "a", Argv: []string{"true"}}, {Name: "b", Argv: []string{"false"}}}}); err != nil {
+	if _, err := w.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "two", Steps: []store.Step{{Name: "a", Argv: []string{"true"}}, {Name: "b", Argv: []string{"false"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	q.waitFor(t, "listed", func() bool { return m.Workflows.Length() == 1 })

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
@@ -172,9 +173,9 @@ func (m *Main) SaveWorkflow() {
 	m.runAsync(func() error {
 		var err error
 		if isNew {
-			_, err = m.core.AddWorkflow(def)
+			_, err = m.core.Intents().AddWorkflow(context.Background(), def)
 		} else {
-			_, err = m.core.UpdateWorkflow(def)
+			_, err = m.core.Intents().UpdateWorkflow(context.Background(), def)
 		}
 		return err
 	}, func(err error) {
@@ -198,7 +199,7 @@ func (m *Main) RunSelected() {
 	var run store.Run
 	m.runAsync(func() error {
 		var err error
-		run, _, err = m.core.StartRun(name, "")
+		run, _, err = m.core.Intents().StartRun(context.Background(), name, "")
 		return err
 	}, func(err error) {
 		if err != nil {
@@ -223,7 +224,7 @@ func (m *Main) DeleteWorkflow() {
 		if !ok {
 			return
 		}
-		m.runAsync(func() error { _, err := m.core.DeleteWorkflow(name); return err }, func(err error) {
+		m.runAsync(func() error { _, err := m.core.Intents().DeleteWorkflow(context.Background(), name); return err }, func(err error) {
 			if err != nil {
 				m.Editor.setMessage(view.ErrText(err), widget.DangerImportance)
 				return

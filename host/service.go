@@ -1,0 +1,177 @@
+package host
+
+import (
+	"context"
+	"fmt"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// Intents is what a window can be asked to do: the workflow, run and schedule operations,
+// history and the audit log. The desktop UI and the control channel call the same
+// Intents (Window.Intents). A write goes through the window's writer term and is refused
+// with a *ReadOnlyError while the window does not write; each write takes a context, and
+// one whose context ended before its commit began is not made. Safe for concurrent use.
+type Intents struct{ w *Window }
+
+// Intents returns the window's intents service.
+func (w *Window) Intents() *Intents { return &Intents{w: w} }
+
+// update applies an intent through the writer term: only a writer whose takeover
+// finished may write.
+func (s *Intents) update(ctx context.Context, fn func(*store.Doc) error) (*store.Doc, error) {
+	w := s.w
+	w.mu.Lock()
+	role, problem, t, held := w.role, w.problem, w.term, w.held != nil
+	w.mu.Unlock()
+	if role == RoleClosed {
+		return nil, ErrClosed
+	}
+	if t == nil {
+		e := &ReadOnlyError{Role: role, WriterPID: w.writerPID()}
+		if problem != nil && held {
+			e.Problem = problem.Error()
+		}
+		return nil, e
+	}
+	return t.Update(ctx, fn)
+}
+
+// AddWorkflow adds a workflow definition and returns the generation saved.
+func (s *Intents) AddWorkflow(ctx context.Context, def store.Workflow) (uint64, error) {
+	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.AddWorkflow(d, def) })
+	return gen(d), err
+}
+
+// UpdateWorkflow replaces the definition with the same name.
+func (s *Intents) UpdateWorkflow(ctx context.Context, def store.Workflow) (uint64, error) {
+	w := s.w
+	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.UpdateWorkflow(d, def) })
+	if err == nil {
+		w.kick() // a larger max_concurrent may free slots
+	}
+	return gen(d), err
+}
+
+// DeleteWorkflow removes a workflow that has no active runs.
+func (s *Intents) DeleteWorkflow(ctx context.Context, name string) (uint64, error) {
+	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.DeleteWorkflow(d, name) })
+	return gen(d), err
+}
+
+// StartRun queues a run of workflow name and starts it if its lane has a free slot. It
+// returns the run as it stands after that and the generation saved.
+func (s *Intents) StartRun(ctx context.Context, name, task string) (store.Run, uint64, error) {
+	w := s.w
+	var run store.Run
+	d, err := s.update(ctx, func(d *store.Doc) error {
+		var err error
+		run, err = workflow.Enqueue(d, name, task, w.opts.Now())
+		return err
+	})
+	if err != nil {
+		return run, 0, err
+	}
+	w.kick()
+	if r := w.Snapshot().Run(run.ID); r != nil {
+		run = r.Clone()
+		return run, w.Snapshot().Generation, nil
+	}
+	return run, gen(d), nil
+}
+
+// CancelRun cancels a queued or running run. A running run is stopped (its process group
+// killed) and recorded cancelled by the executor before CancelRun returns.
+func (s *Intents) CancelRun(ctx context.Context, id string) (uint64, error) {
+	w := s.w
+	var running, ours bool
+	self := w.Self()
+	d, err := s.update(ctx, func(d *store.Doc) error {
+		r := d.Run(id)
+		switch {
+		case r == nil:
+			return fmt.Errorf("%w: no run %q", workflow.ErrNotFound, id)
+		case r.Status == store.StatusQueued:
+			workflow.Finish(r, store.StatusCancelled, nil, "cancelled before it started", w.opts.Now())
+			workflow.ReleaseScheduleLock(d, id)
+		case r.Status == store.StatusRunning:
+			running = true
+			ours = r.Owner != nil && r.Owner.Instance == self.Instance
+			if r.CancelRequested {
+				return store.ErrNoChange
+			}
+			r.CancelRequested = true
+		default:
+			return fmt.Errorf("%w: run %s already %s", workflow.ErrConflict, id, r.Status)
+		}
+		return nil
+	})
+	if err != nil || !running {
+		return gen(d), err
+	}
+	t := w.currentTerm()
+	// Subscribed before the engine is asked, so the event of the recorded end is seen.
+	sub := w.Subscribe()
+	defer w.Unsubscribe(sub)
+	// A run claimed in the same commit may not be registered with the engine yet; its
+	// executor then sees cancel_requested at its first save and stops it.
+	if t == nil || (!t.engine.Cancel(id, "cancelled by request") && !ours) {
+		return gen(d), fmt.Errorf("%w: run %s is not executed by this window", workflow.ErrConflict, id)
+	}
+	// Wait until the executor recorded it (its run event), or the term ended.
+	recorded := func() bool { r := w.Snapshot().Run(id); return r == nil || r.Status != store.StatusRunning }
+	for !recorded() {
+		select {
+		case <-sub.C:
+		case <-t.Done():
+			return w.Snapshot().Generation, nil
+		}
+	}
+	return w.Snapshot().Generation, nil
+}
+
+// AddSchedule adds a schedule and returns it with its id and next due time.
+func (s *Intents) AddSchedule(ctx context.Context, sc store.Schedule) (store.Schedule, uint64, error) {
+	w := s.w
+	var out store.Schedule
+	d, err := s.update(ctx, func(d *store.Doc) error {
+		var err error
+		out, err = workflow.AddSchedule(d, sc, w.opts.Now())
+		return err
+	})
+	w.wakeScheduler()
+	return out, gen(d), err
+}
+
+// UpdateSchedule replaces the definition of schedule s.ID, keeping its state.
+func (s *Intents) UpdateSchedule(ctx context.Context, sc store.Schedule) (uint64, error) {
+	w := s.w
+	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.UpdateSchedule(d, sc, w.opts.Now()) })
+	w.wakeScheduler()
+	return gen(d), err
+}
+
+// DeleteSchedule removes a schedule.
+func (s *Intents) DeleteSchedule(ctx context.Context, id string) (uint64, error) {
+	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.DeleteSchedule(d, id) })
+	return gen(d), err
+}
+
+// PauseSchedule pauses (true) or resumes (false) a schedule.
+func (s *Intents) PauseSchedule(ctx context.Context, id string, paused bool) (uint64, error) {
+	w := s.w
+	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.PauseSchedule(d, id, paused, w.opts.Now()) })
+	w.wakeScheduler()
+	return gen(d), err
+}
+
+// Audit returns the newest max entries of the audit log (all if max <= 0), oldest first.
+// It reads the file; a reader may call it too.
+func (s *Intents) Audit(max int) ([]store.Entry, error) { return s.w.audit.Read(max) }
+
+// History returns one page of runs, the live ones and the archived ones, newest first,
+// filtered by workflow and status. Any window may call it; it reads the archive files.
+func (s *Intents) History(q store.HistoryQuery) (store.HistoryPage, error) {
+	return s.w.st.History(q)
+}
