@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The codec writes and reads workflows.json in exactly the layout json.MarshalIndent gives
@@ -81,10 +84,10 @@ func runEqual(a, b *Run) bool {
 
 func ptrEqual[T comparable](a, b *T) bool { return a == b || (a != nil && b != nil && *a == *b) }
 
-// docWire is Doc with the runs left as bytes (the shallower Runs field wins in encoding/json).
+// docWire is Doc with the runs left as bytes (the shallower Runs field wins).
 type docWire struct {
 	Doc
-	Runs []json.RawMessage `json:"runs"`
+	Runs []jsontext.Value `json:"runs"`
 }
 
 // decode parses and validates a document like Decode, reusing the decoded runs of the last
@@ -99,19 +102,21 @@ func (c *codec) decode(data []byte) (*Doc, error) {
 		}
 	}
 	var w docWire
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&w)
+	err := jsonv2.Unmarshal(data, &w, strictOpts)
 	if err != nil || w.Schema != SchemaVersion {
+		var msg error
+		if err != nil {
+			var early bool
+			if msg, early = loadError(err, data, "$"); early {
+				return nil, msg
+			}
+		}
 		if perr := probeSchema(data); perr != nil {
 			return nil, perr
 		}
-		if err != nil {
-			return nil, fmt.Errorf("bad document: %w", err)
+		if msg != nil {
+			return nil, msg
 		}
-	}
-	if dec.More() {
-		return nil, errors.New("trailing data after the JSON document")
 	}
 	doc := &w.Doc
 	doc.Runs = make([]Run, len(w.Runs))
@@ -127,10 +132,9 @@ func (c *codec) decode(data []byte) (*Doc, error) {
 				continue
 			}
 		}
-		rd := json.NewDecoder(bytes.NewReader(raw))
-		rd.DisallowUnknownFields()
-		if err := rd.Decode(&doc.Runs[i]); err != nil {
-			return nil, fmt.Errorf("bad document: runs[%d]: %w", i, err)
+		if err := jsonv2.Unmarshal(raw, &doc.Runs[i], strictOpts); err != nil {
+			msg, _ := loadError(err, raw, fmt.Sprintf("$.runs[%d]", i))
+			return nil, msg
 		}
 		if next != nil {
 			next[string(raw)] = doc.Runs[i]
@@ -159,11 +163,14 @@ var (
 	runsClose = []byte("\n    }\n  ]")
 )
 
-// decodeFast handles a file in the layout encode writes without scanning the runs with
-// encoding/json: it cuts the runs array at its separators, takes unchanged runs from the
-// cache, decodes the others strictly, and decodes the rest (with "runs": null) as usual.
-// It reports false, having changed nothing, whenever anything is unexpected; decode then
-// takes the general road, which gives the errors.
+// decodeFast handles a file in the layout encode writes without scanning the runs: it cuts
+// the runs array at its separators, takes unchanged runs from the cache, decodes the others
+// strictly, and decodes the rest (with "runs": []) strictly. Each piece must be exactly one
+// JSON value, and the rest must put its empty runs array in the top-level "runs" field (the
+// only field that can take it), so the pieces are the elements of that array: the file is
+// then what the general road would decode, and unchanged runs are bytes that were decoded
+// strictly before. It reports false, having changed nothing, whenever anything is
+// unexpected; decode then takes the general road, which gives the errors.
 func (c *codec) decodeFast(data []byte) (*Doc, bool) {
 	i := bytes.Index(data, runsOpen)
 	if i < 0 {
@@ -177,12 +184,10 @@ func (c *codec) decodeFast(data []byte) (*Doc, bool) {
 	body := data[i+len(runsOpen)-1 : j+len("\n    }")] // from the first { to the last }
 	rest := make([]byte, 0, len(data)-len(body)+16)
 	rest = append(rest, data[:i]...)
-	rest = append(rest, "\n  \"runs\": null"...)
+	rest = append(rest, "\n  \"runs\": []"...)
 	rest = append(rest, data[j+len(runsClose):]...)
 	var w docWire
-	dec := json.NewDecoder(bytes.NewReader(rest))
-	dec.DisallowUnknownFields()
-	if dec.Decode(&w) != nil || dec.More() || w.Schema != SchemaVersion || w.Runs != nil {
+	if jsonv2.Unmarshal(rest, &w, strictOpts) != nil || w.Schema != SchemaVersion || w.Runs == nil || len(w.Runs) != 0 {
 		return nil, false
 	}
 	doc := &w.Doc
@@ -197,12 +202,8 @@ func (c *codec) decodeFast(data []byte) (*Doc, bool) {
 			raw = body
 		}
 		r, ok := c.dec[string(raw)]
-		if !ok {
-			rd := json.NewDecoder(bytes.NewReader(raw))
-			rd.DisallowUnknownFields()
-			if rd.Decode(&r) != nil || rd.More() {
-				return nil, false
-			}
+		if !ok && jsonv2.Unmarshal(raw, &r, strictOpts) != nil {
+			return nil, false
 		}
 		doc.Runs = append(doc.Runs, r)
 		next[string(raw)] = r
@@ -220,13 +221,15 @@ func (c *codec) decodeFast(data []byte) (*Doc, bool) {
 	return doc, true
 }
 
-// probeSchema says what is wrong with the schema field, or nil if nothing is.
+// probeSchema says what is wrong with the schema field, or nil if nothing is. It skips
+// unknown fields: a newer schema may have any.
 func probeSchema(data []byte) error {
 	var probe struct {
 		Schema *int `json:"schema"`
 	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return fmt.Errorf("not valid JSON: %w", err)
+	if err := jsonv2.Unmarshal(data, &probe, probeOpts); err != nil {
+		msg, _ := loadError(err, data, "$")
+		return msg
 	}
 	if probe.Schema == nil {
 		return errors.New("no \"schema\" field: not a Baton workflows file")

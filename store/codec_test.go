@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -87,5 +88,59 @@ func TestDecodeRejectsUnknownRunField(t *testing.T) {
 	}
 	if _, err := c.decode([]byte(`{"generation":1}`)); err == nil {
 		t.Fatal("missing schema accepted")
+	}
+}
+
+// TestWarmReloadRefusesLikeDecode: with warm caches, a file in the encoder's layout whose
+// runs or top level are hostile is refused by the fast road (it hands over to the general
+// one) and with the same message as Decode gives; the runs layout anywhere but in the
+// top-level "runs" field is not taken for the runs.
+func TestWarmReloadRefusesLikeDecode(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	doc := emptyDoc()
+	doc.Workflows = append(doc.Workflows, testWorkflow("w"))
+	for seq := uint64(1); seq <= 3; seq++ {
+		doc.Runs = append(doc.Runs, benchRun(seq, "w", now))
+	}
+	var c codec
+	good, err := c.encode(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.decode(good); err != nil {
+		t.Fatal(err)
+	}
+	second := `"id": "` + doc.Runs[1].ID + `",`
+	if !strings.Contains(string(good), second) {
+		t.Fatalf("layout changed: %s", good)
+	}
+	edit := func(old, new string) []byte { return []byte(strings.Replace(string(good), old, new, 1)) }
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"run duplicate", edit(second, second+"\n      \"seq\": 9,"), `duplicate key "seq" in $.runs[1]`},
+		{"run case variant", edit(second, second+"\n      \"ID\": \"x\","), `keys "id" and "ID" in $.runs[1] differ only in case`},
+		{"run unknown", edit(second, second+"\n      \"bogus\": 1,"), `unknown field "bogus" in $.runs[1]`},
+		{"top case variant", edit(`"epoch"`, `"Epoch"`), `key "Epoch" in $: keys are case-sensitive`},
+		{"two runs fields", edit(`"schedules": []`, `"schedules": [], "runs": []`), `duplicate key "runs" in $`},
+		{"runs layout in an env", []byte("{\"schema\":1,\"workflows\":[{\"name\":\"w\",\"max_concurrent\":1,\"on_owner_lost\":\"fail\",\"steps\":[{\"argv\":[\"x\"],\"env\":{\n  \"runs\": [\n    {\"id\":\"r1-a\",\"seq\":1,\"workflow\":\"w\",\"status\":\"queued\",\"step\":0,\"steps\":1,\"created\":\"2026-01-01T00:00:00Z\"\n    }\n  ]}}]}],\"schedules\":[]}"), `$.workflows[0].steps[0].env.runs: cannot decode a JSON array into Go string`},
+	}
+	for _, k := range cases {
+		t.Run(k.name, func(t *testing.T) {
+			if _, ok := c.decodeFast(k.data); ok {
+				t.Fatalf("the fast road accepted it:\n%s", k.data)
+			}
+			_, err := c.decode(k.data)
+			_, perr := Decode(k.data)
+			if err == nil || perr == nil || err.Error() != perr.Error() || !strings.Contains(err.Error(), k.want) {
+				t.Fatalf("warm decode: %v\nDecode: %v\nwant both to say %q", err, perr, k.want)
+			}
+		})
+	}
+	// The warm caches still serve the good file.
+	if _, ok := c.decodeFast(good); !ok {
+		t.Fatal("the fast road refused the encoder's own layout after the refusals")
 	}
 }

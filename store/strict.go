@@ -2,342 +2,176 @@ package store
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
+
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
-// encoding/json is lenient where a hand-edited or hostile workflows.json must not be:
-// it takes the last of two duplicate keys, and it matches keys to fields without regard
-// to case, so {"schema":1,"Schema":2} decodes silently. checkKeys walks the raw tokens
-// beside the document's types and refuses both, naming the key and where it is.
+// encoding/json is lenient where a hand-edited or hostile workflows.json must not be: it
+// takes the last of two duplicate keys, and it matches keys to fields without regard to
+// case, so {"schema":1,"Schema":2} decodes silently. The loader decodes with the v2 JSON
+// engine (github.com/go-json-experiment/json, the mirror of encoding/json/v2) under
+// encoding/json's own semantics, the ones the writer (encoding/json) saves with, except
+// that it refuses duplicate keys (escaped spellings included), matches keys to fields
+// case-sensitively and refuses unknown fields. The engine stops at the first problem and
+// says where it is as a JSON pointer; loadError turns that into a message naming the key
+// and its place, such as $.workflows[0].steps[1].
 
-// docType is the shape checkKeys walks.
-var docType = reflect.TypeFor[Doc]()
+// strictOpts are the loader's options.
+var strictOpts = json.JoinOptions(
+	jsonv1.DefaultOptionsV1(),                     // encoding/json semantics ...
+	jsontext.AllowDuplicateNames(false),           // ... but a key may appear once,
+	json.MatchCaseInsensitiveNames(false),         // keys are case-sensitive,
+	json.RejectUnknownMembers(true),               // every key names a field,
+	jsonv1.ReportErrorsWithLegacySemantics(false), // and errors carry where they are.
+)
 
-// maxDepth bounds nesting, as encoding/json does, so a hostile file cannot exhaust the
-// stack of the check.
-const maxDepth = 10000
+// probeOpts are strictOpts that skip unknown fields, to read the schema of any version.
+var probeOpts = json.JoinOptions(strictOpts, json.RejectUnknownMembers(false))
 
-// checkKeys refuses duplicate keys in any object, and in an object that is a struct, a
-// key that matches a field only when case is ignored. Keys of maps (a step's env) are
-// case-sensitive and may differ only in case. It is a single pass over the bytes without
-// decoding values (the decoder that follows checks those); a structural error is reported
-// as not JSON.
-func checkKeys(data []byte) error {
-	s := keyScan{data: data}
-	s.ws()
-	if err := s.value(docType, 0); err != nil {
-		return err
+// loadError explains err, an error of json.Unmarshal(data, v, strictOpts) where data is at
+// path at (such as "$" or "$.runs[3]") in the file. early reports a problem that comes
+// before the schema check: the file is not JSON, has trailing data, a duplicate key, or a
+// key that is a field's name spelled in another case.
+func loadError(err error, data []byte, at string) (msg error, early bool) {
+	var se *jsontext.SyntacticError
+	var me *json.SemanticError
+	switch {
+	case errors.As(err, &se):
+		p := se.JSONPointer
+		switch {
+		case errors.Is(se.Err, jsontext.ErrDuplicateName):
+			return fmt.Errorf("duplicate key %q in %s: each key may appear once", p.LastToken(), jsonPath(data, at, p.Parent())), true
+		case p == "" && trailing(data):
+			return errors.New("trailing data after the JSON document"), true
+		}
+		return fmt.Errorf("not valid JSON: %v in %s at offset %d", se.Err, jsonPath(data, at, p), se.ByteOffset), true
+	case errors.As(err, &me) && errors.Is(me.Err, json.ErrUnknownName):
+		key, obj := me.JSONPointer.LastToken(), me.JSONPointer.Parent()
+		where, name := jsonPath(data, at, obj), foldedField(me.GoType, key)
+		switch {
+		case name == "":
+			return fmt.Errorf("bad document: unknown field %q in %s", key, where), false
+		case keyBefore(data, obj, name, me.ByteOffset):
+			return fmt.Errorf("keys %q and %q in %s differ only in case: keys are case-sensitive", name, key, where), true
+		}
+		return fmt.Errorf("key %q in %s: keys are case-sensitive; did you mean %q?", key, where, name), true
+	case errors.As(err, &me):
+		what := "the value"
+		switch k := me.JSONKind; k {
+		case 0:
+		case '{', '[':
+			what = map[jsontext.Kind]string{'{': "a JSON object", '[': "a JSON array"}[k]
+		default:
+			what = "a JSON " + k.String()
+		}
+		if me.GoType != nil {
+			what += " into Go " + me.GoType.String()
+		}
+		msg := fmt.Sprintf("bad document: %s: cannot decode %s", jsonPath(data, at, me.JSONPointer), what)
+		if me.Err != nil {
+			return fmt.Errorf("%s: %w", msg, me.Err), false
+		}
+		return errors.New(msg), false
 	}
-	return nil
+	return fmt.Errorf("bad document: %w", err), false
 }
 
-// pathSeg is one step of the path to a value: a key, or an index when key is nil.
-type pathSeg struct {
-	key []byte
-	idx int
-}
-
-type keyScan struct {
-	data []byte
-	i    int
-	path []pathSeg // where the scan is; turned into a string only for an error
-	keys [][]byte  // keys of the objects being scanned, innermost last (see keySet)
-}
-
-// at names the object being scanned, such as $.workflows[0].steps[1].
-func (s *keyScan) at() string {
-	var b strings.Builder
-	b.WriteByte('$')
-	for _, p := range s.path {
-		if p.key == nil {
-			fmt.Fprintf(&b, "[%d]", p.idx)
+// jsonPath names the value at pointer p inside data (which is at path at in the file) in
+// the $.workflows[0].steps[1] form. Whether a token is an index or a key is read from data;
+// if data breaks off before p, a token of digits is taken for an index.
+func jsonPath(data []byte, at string, p jsontext.Pointer) string {
+	var toks []string
+	for tok := range p.Tokens() {
+		toks = append(toks, tok)
+	}
+	kinds := make([]jsontext.Kind, len(toks)) // '{' or '[': what holds each token
+	if len(toks) > 0 {
+		scan(data, func(dec *jsontext.Decoder, _ jsontext.Token) bool {
+			if dec.StackDepth() < len(toks) || dec.StackPointer() != p {
+				return false
+			}
+			for i := range kinds {
+				kinds[i], _ = dec.StackIndex(i + 1)
+			}
+			return true
+		})
+	}
+	b := []byte(at)
+	for i, tok := range toks {
+		if kinds[i] == '[' || kinds[i] == 0 && tok != "" && strings.Trim(tok, "0123456789") == "" {
+			b = append(b, "["+tok+"]"...)
 		} else {
-			b.WriteByte('.')
-			b.Write(p.key)
+			b = append(b, "."+tok...)
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
-func (s *keyScan) syntax(what string) error {
-	return fmt.Errorf("not valid JSON: %s at offset %d", what, s.i)
+// keyBefore reports whether the object at pointer obj in data has the key name before
+// byte offset off.
+func keyBefore(data []byte, obj jsontext.Pointer, name string, off int64) (found bool) {
+	scan(data, func(dec *jsontext.Decoder, tok jsontext.Token) bool {
+		if dec.InputOffset() > off {
+			return true
+		}
+		k, n := dec.StackIndex(dec.StackDepth())
+		p := dec.StackPointer()
+		found = tok.Kind() == '"' && k == '{' && n%2 == 1 && p.Parent() == obj && p.LastToken() == name
+		return found
+	})
+	return found
 }
 
-func (s *keyScan) ws() {
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
+// scan reads the tokens of data, duplicate keys allowed, and calls fn after each until fn
+// returns true or data ends or breaks off.
+func scan(data []byte, fn func(*jsontext.Decoder, jsontext.Token) bool) {
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil || fn(dec, tok) {
 			return
 		}
 	}
 }
 
-// fieldCache maps a struct type to its JSON keys and their types.
-var fieldCache sync.Map // reflect.Type -> map[string]reflect.Type
-
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	if m, ok := fieldCache.Load(t); ok {
-		return m.(map[string]reflect.Type)
+// trailing reports whether data is one complete JSON value followed by more than space.
+func trailing(data []byte) bool {
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowInvalidUTF8(true))
+	if _, err := dec.ReadValue(); err != nil {
+		return false
 	}
-	out := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
+	_, err := dec.ReadToken()
+	return err != io.EOF
+}
+
+// foldedField returns the JSON name of a field of struct t (its own or promoted from an
+// embedded struct) that equals key when case is ignored, or "".
+func foldedField(t reflect.Type, key string) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return ""
+	}
+	for _, f := range reflect.VisibleFields(t) {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
 		if name == "" {
 			name = f.Name
 		}
-		out[name] = f.Type
-	}
-	fieldCache.Store(t, out)
-	return out
-}
-
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-
-// plainCache maps a type to what plain returns for it.
-var plainCache sync.Map // reflect.Type -> reflect.Type (nil stored as a nil interface)
-
-// plain returns t without pointers, or nil when its JSON form is judged by its own
-// decoder (durations, times, interfaces) and so not walked by type.
-func plain(t reflect.Type) reflect.Type {
-	if t == nil {
-		return nil
-	}
-	if v, ok := plainCache.Load(t); ok {
-		r, _ := v.(reflect.Type)
-		return r
-	}
-	u := t
-	for u.Kind() == reflect.Pointer {
-		u = u.Elem()
-	}
-	if reflect.PointerTo(u).Implements(unmarshalerType) || u.Kind() == reflect.Interface {
-		u = nil
-	}
-	plainCache.Store(t, u)
-	return u
-}
-
-// value scans one value. t is its Go type, or nil when unknown (its keys are then only
-// checked for exact duplicates).
-func (s *keyScan) value(t reflect.Type, depth int) error {
-	if s.i >= len(s.data) {
-		return s.syntax("unexpected end of input")
-	}
-	switch s.data[s.i] {
-	case '{':
-		if depth >= maxDepth {
-			return s.syntax("nested too deep")
-		}
-		return s.object(plain(t), depth+1)
-	case '[':
-		if depth >= maxDepth {
-			return s.syntax("nested too deep")
-		}
-		return s.array(plain(t), depth+1)
-	case '"':
-		_, _, err := s.str()
-		return err
-	}
-	start := s.i
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case ',', ']', '}', ' ', '\t', '\n', '\r':
-			if s.i == start {
-				return s.syntax("value expected")
-			}
-			return nil
-		}
-		s.i++
-	}
-	return nil
-}
-
-// str scans a string at s.i and returns its raw content and whether it has escapes.
-func (s *keyScan) str() ([]byte, bool, error) {
-	s.i++ // the opening quote
-	start, esc := s.i, false
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case '\\':
-			esc = true
-			s.i += 2
-			continue
-		case '"':
-			raw := s.data[start:s.i]
-			s.i++
-			return raw, esc, nil
-		}
-		s.i++
-	}
-	return nil, false, s.syntax("unterminated string")
-}
-
-func (s *keyScan) array(t reflect.Type, depth int) error {
-	var elem reflect.Type
-	if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-		elem = t.Elem()
-	}
-	s.i++
-	s.ws()
-	if s.i < len(s.data) && s.data[s.i] == ']' {
-		s.i++
-		return nil
-	}
-	for n := 0; ; n++ {
-		s.ws()
-		s.path = append(s.path, pathSeg{idx: n})
-		if err := s.value(elem, depth); err != nil {
-			return err
-		}
-		s.path = s.path[:len(s.path)-1]
-		s.ws()
-		if s.i >= len(s.data) {
-			return s.syntax("unexpected end of input")
-		}
-		switch s.data[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return nil
-		default:
-			return s.syntax("',' or ']' expected")
+		if !f.Anonymous && f.IsExported() && name != "-" && strings.EqualFold(name, key) {
+			return name
 		}
 	}
-}
-
-// keySet remembers the keys of one object: a window of the scan's shared key stack while
-// small, a map beyond.
-type keySet struct {
-	s     *keyScan
-	start int
-	m     map[string]bool
-}
-
-func (k *keySet) add(key []byte) (dup bool) {
-	if k.has(key) {
-		return true
-	}
-	if k.m != nil {
-		k.m[string(key)] = true
-		return false
-	}
-	k.s.keys = append(k.s.keys, key)
-	if len(k.s.keys)-k.start > 32 {
-		k.m = make(map[string]bool, 64)
-		for _, x := range k.s.keys[k.start:] {
-			k.m[string(x)] = true
-		}
-		k.s.keys = k.s.keys[:k.start]
-	}
-	return false
-}
-
-func (k *keySet) has(key []byte) bool {
-	if k.m != nil {
-		return k.m[string(key)]
-	}
-	for _, x := range k.s.keys[k.start:] {
-		if bytes.Equal(x, key) {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *keyScan) object(t reflect.Type, depth int) error {
-	var fields map[string]reflect.Type
-	var elem reflect.Type
-	isStruct := t != nil && t.Kind() == reflect.Struct
-	if isStruct {
-		fields = jsonFields(t)
-	} else if t != nil && t.Kind() == reflect.Map {
-		elem = t.Elem()
-	}
-	s.i++
-	s.ws()
-	if s.i < len(s.data) && s.data[s.i] == '}' {
-		s.i++
-		return nil
-	}
-	seen := keySet{s: s, start: len(s.keys)}
-	defer func() { s.keys = s.keys[:seen.start] }()
-	for {
-		s.ws()
-		if s.i >= len(s.data) || s.data[s.i] != '"' {
-			return s.syntax("object key expected")
-		}
-		raw, esc, err := s.str()
-		if err != nil {
-			return err
-		}
-		if esc {
-			var key string
-			if err := json.Unmarshal(s.data[s.i-len(raw)-2:s.i], &key); err != nil {
-				return s.syntax("bad object key")
-			}
-			raw = []byte(key)
-		}
-		if seen.add(raw) {
-			return fmt.Errorf("duplicate key %q in %s: each key may appear once", raw, s.at())
-		}
-		ft := elem
-		if isStruct {
-			var known bool
-			if ft, known = fields[string(raw)]; !known {
-				for name := range fields {
-					if !strings.EqualFold(name, string(raw)) {
-						continue
-					}
-					if seen.has([]byte(name)) {
-						return fmt.Errorf("keys %q and %q in %s differ only in case: keys are case-sensitive", name, raw, s.at())
-					}
-					return fmt.Errorf("key %q in %s: keys are case-sensitive; did you mean %q?", raw, s.at(), name)
-				}
-				// An unknown field: the decoder refuses it with its name.
-			}
-		}
-		s.ws()
-		if s.i >= len(s.data) || s.data[s.i] != ':' {
-			return s.syntax("':' expected")
-		}
-		s.i++
-		s.ws()
-		s.path = append(s.path, pathSeg{key: raw})
-		if err := s.value(ft, depth); err != nil {
-			return err
-		}
-		s.path = s.path[:len(s.path)-1]
-		s.ws()
-		if s.i >= len(s.data) {
-			return s.syntax("unexpected end of input")
-		}
-		switch s.data[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return nil
-		default:
-			return s.syntax("',' or '}' expected")
-		}
-	}
+	return ""
 }
 
 // checkPaths refuses run ids that could lead a path out of the home folder: a run's log
@@ -397,14 +231,11 @@ func withRestoreHint(dir string, err error) error {
 		err, d.Generation, prev, FileName)
 }
 
-// strictDecode is the document loader: the key check, then c.decode (c may be nil), then
-// the path check. Every load of workflows.json goes through it.
+// strictDecode is the document loader: c.decode (c may be nil), then the path check.
+// Every load of workflows.json goes through it.
 func strictDecode(c *codec, data []byte) (*Doc, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("file is empty")
-	}
-	if err := checkKeys(data); err != nil {
-		return nil, err
 	}
 	doc, err := c.decode(data)
 	if err != nil {

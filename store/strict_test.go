@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 const goodDoc = `{"schema":1,"generation":3,"epoch":1,"seq":0,"workflows":[{"name":"a","max_concurrent":1,"on_owner_lost":"fail","steps":[{"argv":["true"],"env":{"PATH":"/bin","Path":"x"}}]}],"runs":[],"schedules":[]}`
@@ -34,6 +36,14 @@ func TestDecodeRefusesHostileDocuments(t *testing.T) {
 		{"env duplicate", `{"schema":1,"workflows":[{"name":"a","max_concurrent":1,"on_owner_lost":"fail","steps":[{"argv":["x"],"env":{"A":"1","A":"2"}}]}],"runs":[]}`, `duplicate key "A" in $.workflows[0].steps[0].env`},
 		{"unknown field", `{"schema":1,"workflows":[],"runs":[],"surprise":1}`, `unknown field "surprise"`},
 		{"trailing", goodDoc + `{}`, "trailing data"},
+		{"stray brace", goodDoc + "\n}", "trailing data"},
+		{"run duplicate", `{"schema":1,"workflows":[],"runs":[{"id":"r1","workflow":"a","status":"queued","id":"r2"}]}`, `duplicate key "id" in $.runs[0]`},
+		{"run case variant", `{"schema":1,"workflows":[],"runs":[{"id":"r1","workflow":"a","status":"queued","Status":"failed"}]}`, `keys "status" and "Status" in $.runs[0] differ only in case`},
+		{"run case only", `{"schema":1,"workflows":[],"runs":[{"id":"r1","workflow":"a","Status":"queued"}]}`, `key "Status" in $.runs[0]: keys are case-sensitive; did you mean "status"?`},
+		{"owner case", `{"schema":1,"workflows":[],"runs":[{"id":"r1","workflow":"a","status":"queued","owner":{"pid":1,"PID":2}}]}`, `keys "pid" and "PID" in $.runs[0].owner differ only in case`},
+		{"run unknown field", `{"schema":1,"workflows":[],"runs":[{"id":"r1","workflow":"a","status":"queued","bogus":1}]}`, `unknown field "bogus" in $.runs[0]`},
+		{"duplicate inside a time", `{"schema":1,"workflows":[],"runs":[],"schedules":[{"id":"s","workflow":"w","created":{"0":[{"a":1,"a":2}]}}]}`, `duplicate key "a" in $.schedules[0].created.0[0]`},
+		{"wrong type", `{"schema":1,"workflows":[{"name":"a","max_concurrent":"1"}]}`, `$.workflows[0].max_concurrent: cannot decode a JSON string into Go int`},
 		{"run id escapes", `{"schema":1,"workflows":[],"runs":[{"id":"../../etc/x","workflow":"a","status":"queued","step":0,"steps":1,"seq":1,"created":"2026-01-01T00:00:00Z"}]}`, "runs[0].id"},
 		{"schedule id escapes", `{"schema":1,"workflows":[],"runs":[],"schedules":[{"id":"a/b","workflow":"w","created":"2026-01-01T00:00:00Z"}]}`, "schedules[0].id"},
 	}
@@ -119,8 +129,8 @@ func TestSafeName(t *testing.T) {
 	}
 }
 
-// BenchmarkCheckKeys measures the key check on a document of 2000 runs.
-func BenchmarkCheckKeys(b *testing.B) {
+// benchDoc2000 is a compact document of 2000 finished runs.
+func benchDoc2000() []byte {
 	var sb strings.Builder
 	sb.WriteString(`{"schema":1,"generation":1,"epoch":1,"seq":2000,"workflows":[],"schedules":[],"runs":[`)
 	for i := 0; i < 2000; i++ {
@@ -130,10 +140,45 @@ func BenchmarkCheckKeys(b *testing.B) {
 		fmt.Fprintf(&sb, `{"id":"r%d-abcd","seq":%d,"workflow":"w","status":"succeeded","step":0,"steps":1,"created":"2026-01-01T00:00:00Z","exit_code":0,"log":"/home/x/runs/r%d.log"}`, i, i, i)
 	}
 	sb.WriteString("]}")
-	data := []byte(sb.String())
+	return []byte(sb.String())
+}
+
+// BenchmarkDecode measures the whole strict loader (Decode: no caches, as a first load
+// or a takeover does) on a document of 2000 runs.
+func BenchmarkDecode(b *testing.B) {
+	data := benchDoc2000()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if err := checkKeys(data); err != nil {
+		if _, err := Decode(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeChanged measures what a reader does after each save: a load with warm
+// caches of a 2000-run document (in the encoder's layout) in which one run changed.
+func BenchmarkDecodeChanged(b *testing.B) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	doc := emptyDoc()
+	doc.Workflows = append(doc.Workflows, testWorkflow("w"))
+	for seq := uint64(1); seq <= 2000; seq++ {
+		doc.Runs = append(doc.Runs, benchRun(seq, "w", now))
+	}
+	var c codec
+	var docs [2][]byte
+	for i := range docs {
+		doc.Runs[len(doc.Runs)-1].Attempt = i
+		data, err := c.encode(doc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		docs[i] = slices.Clone(data)
+	}
+	b.SetBytes(int64(len(docs[0])))
+	i := 0
+	for b.Loop() {
+		i ^= 1
+		if _, err := strictDecode(&c, docs[i]); err != nil {
 			b.Fatal(err)
 		}
 	}
