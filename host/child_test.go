@@ -43,13 +43,9 @@ func childMain() int {
 	return 0
 }
 
-// setKnobsFromEnv switches off the protections a reverse control names:
-// BATON_TEST_UNSAFE_SKIP_REREAD=1 all three re-reads (the window of the seed report that
-// loads once), BATON_TEST_SKIP_TAKEOVER_REREAD=1 only BecomeWriter's re-read.
+// setKnobsFromEnv switches off the protection a reverse control names:
+// BATON_TEST_SKIP_TAKEOVER_REREAD=1 only BecomeWriter's re-read.
 func setKnobsFromEnv() {
-	if os.Getenv("BATON_TEST_UNSAFE_SKIP_REREAD") == "1" {
-		knobs.skipTakeoverReread, knobs.noFollow, knobs.noRefresh = true, true, true
-	}
 	if os.Getenv("BATON_TEST_SKIP_TAKEOVER_REREAD") == "1" {
 		knobs.skipTakeoverReread = true
 	}

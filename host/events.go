@@ -5,38 +5,51 @@ import (
 	"sync"
 )
 
-// Event is something a window tells its UI or its control channel. Kind is "role",
-// "changed" or "run"; the other fields belong to one kind and are empty otherwise.
+// EventKind names what an event is about.
+type EventKind string
+
+// Event kinds, as the control channel spells them.
+const (
+	// EventRole says the window's role (and who writes, the epoch, a problem) changed.
+	EventRole EventKind = "role"
+	// EventChanged says the document this window knows changed (generation, epoch).
+	EventChanged EventKind = "changed"
+	// EventRun says a run's status changed.
+	EventRun EventKind = "run"
+)
+
+// Event is something a window tells its UI or its control channel. The fields other than
+// Kind belong to one kind and are empty otherwise.
 type Event struct {
-	Kind       string   `json:"event"`
-	Role       string   `json:"role,omitempty"`
-	WriterPID  int      `json:"writer_pid,omitempty"`
-	Epoch      uint64   `json:"epoch,omitempty"`
-	Generation uint64   `json:"generation,omitempty"`
-	Reaped     []string `json:"reaped,omitempty"`
-	TookMS     float64  `json:"took_ms,omitempty"`
-	Problem    string   `json:"problem,omitempty"`
-	Run        string   `json:"run,omitempty"`
-	Workflow   string   `json:"workflow,omitempty"`
-	Status     string   `json:"status,omitempty"`
-	Error      string   `json:"error,omitempty"`
+	Kind       EventKind `json:"event"`
+	Role       Role      `json:"role,omitempty"`
+	WriterPID  int       `json:"writer_pid,omitempty"`
+	Epoch      uint64    `json:"epoch,omitempty"`
+	Generation uint64    `json:"generation,omitempty"`
+	Reaped     []string  `json:"reaped,omitempty"`
+	TookMS     float64   `json:"took_ms,omitempty"`
+	Problem    string    `json:"problem,omitempty"`
+	Run        string    `json:"run,omitempty"`
+	Workflow   string    `json:"workflow,omitempty"`
+	Status     string    `json:"status,omitempty"`
+	Error      string    `json:"error,omitempty"`
 }
 
 // MarshalJSON writes the fields of the event's kind, as the control channel documents.
 func (e Event) MarshalJSON() ([]byte, error) {
 	m := map[string]any{"event": e.Kind}
 	switch e.Kind {
-	case "role":
+	case EventRole:
 		m["role"], m["writer_pid"], m["epoch"] = e.Role, e.WriterPID, e.Epoch
-		if e.Role == "writer" {
+		if e.Role == RoleWriter {
 			m["reaped"], m["took_ms"] = nonNil(e.Reaped), e.TookMS
 		}
 		if e.Problem != "" {
 			m["problem"] = e.Problem
 		}
-	case "changed":
+	case EventChanged:
 		m["generation"], m["epoch"] = e.Generation, e.Epoch
-	case "run":
+	case EventRun:
 		m["run"], m["workflow"], m["status"] = e.Run, e.Workflow, e.Status
 		if e.Error != "" {
 			m["error"] = e.Error

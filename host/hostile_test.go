@@ -142,7 +142,7 @@ func TestNetworkFilesystemDetection(t *testing.T) {
 		t.Fatalf("warning: %q", w.Warning())
 	}
 	for e := range sub.C {
-		if e.Kind == "role" {
+		if e.Kind == EventRole {
 			if !strings.Contains(e.Problem, "NFS") {
 				t.Fatalf("role event without the warning: %+v", e)
 			}
@@ -202,7 +202,7 @@ func TestHostileWorkflowsFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := w.Status()
-			if st.Role != "reader" || !strings.Contains(st.Problem, tc.want) || !strings.Contains(st.Problem, store.PrevName) {
+			if st.Role != RoleReader || !strings.Contains(st.Problem, tc.want) || !strings.Contains(st.Problem, store.PrevName) {
 				t.Fatalf("status: role %s, problem %q; want read-only naming %q and %s", st.Role, st.Problem, tc.want, store.PrevName)
 			}
 			_, err = w.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}})

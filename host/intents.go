@@ -6,7 +6,7 @@ import (
 
 // Status is what a window says about itself.
 type Status struct {
-	Role       string `json:"role"`
+	Role       Role   `json:"role"`
 	PID        int    `json:"pid"`
 	Instance   string `json:"instance"`
 	Epoch      uint64 `json:"epoch"`
@@ -21,7 +21,7 @@ func (w *Window) Status() Status {
 	doc, _ := w.st.View()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	s := Status{Role: w.role.String(), PID: w.self.PID, Instance: w.self.Instance, Epoch: doc.Epoch,
+	s := Status{Role: w.role, PID: w.self.PID, Instance: w.self.Instance, Epoch: doc.Epoch,
 		Generation: doc.Generation, Home: w.home}
 	if w.role == RoleWriter {
 		s.WriterPID = w.self.PID

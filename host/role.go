@@ -1,5 +1,7 @@
 package host
 
+import "fmt"
+
 // Role is what a window may do. A window opens as RoleOpening, takes RoleReader or goes
 // straight to RolePromoting when Start finds state.lock free; BecomeWriter is the only
 // road to RoleWriter, through RolePromoting. Every change goes through Window.move, which
@@ -30,6 +32,20 @@ func (r Role) String() string {
 		return "opening"
 	}
 	return "unknown"
+}
+
+// MarshalText spells the role as the control channel does ("writer", ...).
+func (r Role) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads a role as MarshalText spells it.
+func (r *Role) UnmarshalText(b []byte) error {
+	for _, x := range []Role{RoleReader, RolePromoting, RoleWriter, RoleClosed, RoleOpening} {
+		if x.String() == string(b) {
+			*r = x
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown role %q", b)
 }
 
 // allowed lists the legal transitions of the role state machine.

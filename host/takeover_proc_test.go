@@ -39,18 +39,14 @@ func diskNames(d *store.Doc) []string {
 
 // f1 runs the seed's stale-takeover scenario and returns the workflow names on disk after
 // the takeover's first write, and after a restart.
-func f1(t *testing.T, unsafe bool) (disk, restart []string) {
+func f1(t *testing.T) (disk, restart []string) {
 	home := t.TempDir()
 	a := startChild(t, home)
 	if a.initialRole() != "writer" {
 		t.Fatal("first window is not the writer")
 	}
 	a.ok(addWF("before", 1, "fail"))
-	var opts []childOpt
-	if unsafe {
-		opts = append(opts, withEnv("BATON_TEST_UNSAFE_SKIP_REREAD=1"))
-	}
-	b := startChild(t, home, opts...)
+	b := startChild(t, home)
 	if b.initialRole() != "reader" {
 		t.Fatal("second window is not a reader")
 	}
@@ -74,7 +70,7 @@ func f1(t *testing.T, unsafe bool) (disk, restart []string) {
 }
 
 func TestF1TakeoverKeepsDeadWritersRecords(t *testing.T) {
-	disk, restart := f1(t, false)
+	disk, restart := f1(t)
 	for _, want := range []string{"before", "after", "by-survivor"} {
 		if !contains(disk, want) {
 			t.Errorf("disk after takeover lacks %q: %v", want, disk)
@@ -85,17 +81,9 @@ func TestF1TakeoverKeepsDeadWritersRecords(t *testing.T) {
 	}
 }
 
-// TestF1ReverseControl shows the F1 test bites: with the takeover's re-read (and the
-// follow reloads and refresh-before-write) switched off, the dead writer's record is lost.
-func TestF1ReverseControl(t *testing.T) {
-	disk, restart := f1(t, true)
-	if contains(disk, "after") || contains(restart, "after") {
-		t.Fatalf("with the re-read skipped the stale copy should have overwritten \"after\"; disk=%v restart=%v", disk, restart)
-	}
-	if !contains(disk, "by-survivor") {
-		t.Fatalf("survivor's write missing: %v", disk)
-	}
-}
+// The reverse controls: TestF1FrozenReaderReverseControl (BecomeWriter's re-read alone
+// removed) and, in package store, TestRefreshBeforeWriteCanBeDisabledOnlyUnsafely
+// (refresh-before-write removed).
 
 // f1Frozen is the seed's stale takeover with only BecomeWriter's re-read in question:
 // the reader is frozen (SIGSTOP) while the writer records a workflow and starts a run, so

@@ -35,7 +35,7 @@ func TickOnce(home string, opts Options, out io.Writer) int {
 		return 1
 	}
 	st := w.Status()
-	if st.Role != "writer" {
+	if st.Role != RoleWriter {
 		if st.Problem != "" {
 			fmt.Fprintf(out, "baton tick: cannot run schedules: %s\n", st.Problem)
 			return 1

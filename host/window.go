@@ -98,7 +98,7 @@ func Open(home string, opts Options) (*Window, error) {
 		return nil, err
 	}
 	w := &Window{home: abs, self: self, opts: opts, inst: inst, audit: store.NewAudit(abs), role: RoleOpening}
-	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock, UnsafeNoRefresh: knobs.noRefresh,
+	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
 		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished})
 	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	w.ctx, w.stop = context.WithCancel(context.Background())
@@ -140,10 +140,8 @@ func (w *Window) Start() error {
 	}
 	w.started = true
 	w.mu.Unlock()
-	if !knobs.noFollow { // a test knob: a window that never follows the writer
-		if err := w.st.Watch(w.ctx, w.onFileChange); err != nil {
-			return err
-		}
+	if err := w.st.Watch(w.ctx, w.onFileChange); err != nil {
+		return err
 	}
 	// A save between Open's read and the watch being set up raised no event: look again.
 	doc, _, err := w.st.Refresh()
@@ -301,7 +299,7 @@ func (w *Window) emitRole() { w.emitRoleEvent(w.Role()) }
 func (w *Window) emitRoleEvent(role Role) {
 	switch role {
 	case RoleClosed:
-		w.hub.emit(Event{Kind: "role", Role: RoleClosed.String()})
+		w.hub.emit(Event{Kind: EventRole, Role: RoleClosed})
 	case RoleWriter:
 		w.mu.Lock()
 		tk := w.last
@@ -310,13 +308,13 @@ func (w *Window) emitRoleEvent(role Role) {
 		for _, o := range tk.Reaped {
 			ids = append(ids, o.Run)
 		}
-		w.hub.emit(Event{Kind: "role", Role: RoleWriter.String(), WriterPID: tk.NewOwner.PID, Epoch: tk.Epoch, Reaped: ids, TookMS: tk.TookMS})
+		w.hub.emit(Event{Kind: EventRole, Role: RoleWriter, WriterPID: tk.NewOwner.PID, Epoch: tk.Epoch, Reaped: ids, TookMS: tk.TookMS})
 	default:
 		s := w.Status()
 		if s.Problem == "" {
 			s.Problem = w.fsWarning
 		}
-		w.hub.emit(Event{Kind: "role", Role: role.String(), WriterPID: s.WriterPID, Epoch: s.Epoch, Problem: s.Problem})
+		w.hub.emit(Event{Kind: EventRole, Role: role, WriterPID: s.WriterPID, Epoch: s.Epoch, Problem: s.Problem})
 	}
 }
 
@@ -344,10 +342,10 @@ func (w *Window) publish(doc *store.Doc) {
 	for i := range doc.Runs {
 		r := &doc.Runs[i]
 		if prev[r.ID] != r.Status {
-			evs = append(evs, Event{Kind: "run", Run: r.ID, Workflow: r.Workflow, Status: r.Status, Error: r.Error})
+			evs = append(evs, Event{Kind: EventRun, Run: r.ID, Workflow: r.Workflow, Status: r.Status, Error: r.Error})
 		}
 	}
-	evs = append(evs, Event{Kind: "changed", Generation: doc.Generation, Epoch: doc.Epoch})
+	evs = append(evs, Event{Kind: EventChanged, Generation: doc.Generation, Epoch: doc.Epoch})
 	oldWriter := 0
 	if old != nil && old.Writer != nil {
 		oldWriter = old.Writer.PID
@@ -356,7 +354,7 @@ func (w *Window) publish(doc *store.Doc) {
 	readerKnown := w.role == RoleReader
 	w.mu.Unlock()
 	if doc.Writer != nil && doc.Writer.PID != oldWriter && readerKnown {
-		evs = append(evs, Event{Kind: "role", Role: "reader", WriterPID: doc.Writer.PID, Epoch: doc.Epoch})
+		evs = append(evs, Event{Kind: EventRole, Role: RoleReader, WriterPID: doc.Writer.PID, Epoch: doc.Epoch})
 	}
 	w.hub.emit(evs...)
 }

@@ -267,10 +267,10 @@ func TestPublishNeverGoesBack(t *testing.T) {
 	var gens []uint64
 	for len(gens) < 2 {
 		e := <-sub.C
-		if e.Kind == "changed" {
+		if e.Kind == EventChanged {
 			gens = append(gens, e.Generation)
 		}
-		if e.Kind == "run" && e.Status == store.StatusRunning {
+		if e.Kind == EventRun && e.Status == store.StatusRunning {
 			t.Fatal("a run went back to running")
 		}
 	}

@@ -36,9 +36,8 @@ type Options struct {
 	// BeforeSave, if set, runs inside Update just before the file is replaced; an error
 	// aborts the save. The host uses it to check that it still holds the writer lock.
 	BeforeSave func() error
-	// UnsafeNoRefresh disables refresh-before-write. It exists only so a test can show that
 	// the takeover tests fail without it. Never set it otherwise.
-	UnsafeNoRefresh bool
+
 	// KeepFinished is how many finished runs per workflow the document keeps; older ones
 	// move to the archive (see Archive) in batches, once a workflow has KeepFinished/5
 	// more. 0 means DefaultKeepFinished; a negative value never archives.
@@ -68,6 +67,8 @@ type Store struct {
 	broken  error      // why the file on disk is unusable, or nil
 	archErr error      // why the last archive append failed, or nil
 	codec   codec      // caches of encoded and decoded runs
+
+	noRefresh bool // set only by tests (export_test.go): saves skip refresh-before-write
 }
 
 // fileStamp identifies one version of the file without reading it.
@@ -329,7 +330,7 @@ func (s *Store) writableLocked() error {
 	if s.epoch == 0 {
 		return ErrNotWriter
 	}
-	if !s.opts.UnsafeNoRefresh {
+	if !s.noRefresh {
 		if err := s.loadLocked(false); err != nil {
 			return err
 		}

@@ -143,7 +143,8 @@ func TestRefreshBeforeWriteCanBeDisabledOnlyUnsafely(t *testing.T) {
 	// The reverse control for TestRefreshBeforeWrite: without the refresh the other
 	// process's record is lost. Shows that the test above can fail.
 	dir := t.TempDir()
-	s := New(dir, Options{UnsafeNoRefresh: true})
+	s := New(dir, Options{})
+	s.noRefresh = true
 	s.Reload()
 	s.BeginEpoch()
 	s.Update(addWF("a"))
@@ -487,4 +488,15 @@ func TestGroupCommitManyConcurrentWriters(t *testing.T) {
 		t.Fatalf("%d workflows at generation %d", len(d.Workflows), d.Generation)
 	}
 	t.Logf("%d concurrent updates took %d saves", n, d.Generation)
+}
+
+// Crash points are armed only in test binaries: the same environment does nothing in
+// Baton itself.
+func TestFailpointsOnlyInTestBinaries(t *testing.T) {
+	if m := parseFailpoints("save.after-fsync, save.after-rename", false); m != nil {
+		t.Fatalf("armed outside a test binary: %v", m)
+	}
+	if m := parseFailpoints("save.after-fsync, save.after-rename", true); !m["save.after-fsync"] || !m["save.after-rename"] {
+		t.Fatalf("not armed in a test binary: %v", m)
+	}
 }

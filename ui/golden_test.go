@@ -25,9 +25,9 @@ func TestRoleBarLayout(t *testing.T) {
 		file string
 		st   host.Status
 	}{
-		{"rolebar/reader.xml", host.Status{Role: host.RoleReader.String(), WriterPID: 77}},
-		{"rolebar/promoting.xml", host.Status{Role: host.RolePromoting.String()}},
-		{"rolebar/writer.xml", host.Status{Role: host.RoleWriter.String()}},
+		{"rolebar/reader.xml", host.Status{Role: host.RoleReader, WriterPID: 77}},
+		{"rolebar/promoting.xml", host.Status{Role: host.RolePromoting}},
+		{"rolebar/writer.xml", host.Status{Role: host.RoleWriter}},
 	} {
 		b := newRoleBar()
 		b.set(c.st.Role, RoleText(c.st, tk, doc, now))

@@ -39,12 +39,12 @@ func newRoleBar() *RoleBar {
 	return b
 }
 
-// set shows text for role, as host.Status spells it.
-func (b *RoleBar) set(role, text string) {
+// set shows text for role.
+func (b *RoleBar) set(role host.Role, text string) {
 	if b.Label.Text != text {
 		b.Label.SetText(text)
 	}
-	tone := view.RoleTone(view.ParseRole(role))
+	tone := view.RoleTone(role)
 	if b.toned && b.tone == tone {
 		return
 	}

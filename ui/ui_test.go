@@ -303,20 +303,20 @@ func TestStepsReorderAndDuplicate(t *testing.T) {
 func TestRoleAndActivityTexts(t *testing.T) {
 	now := time.Date(2026, 5, 4, 14, 30, 0, 0, time.Local)
 	doc := &store.Doc{Writer: &store.Owner{PID: 77, Since: time.Date(2026, 5, 4, 14, 2, 0, 0, time.Local)}}
-	if got, want := RoleText(host.Status{Role: host.RoleReader.String(), WriterPID: 77}, host.Takeover{}, doc, now),
+	if got, want := RoleText(host.Status{Role: host.RoleReader, WriterPID: 77}, host.Takeover{}, doc, now),
 		"Read-only: window pid 77 on this computer is writing (since 14:02)"; got != want {
 		t.Errorf("reader: %q, want %q", got, want)
 	}
 	tk := host.Takeover{Epoch: 3, OldOwner: &store.Owner{PID: 41}, TookMS: 41, Completed: now.Add(-time.Minute),
 		Reaped: []workflow.Orphan{{Action: "failed"}, {Action: "failed"}}}
-	if got, want := RoleText(host.Status{Role: host.RoleWriter.String()}, tk, doc, now),
+	if got, want := RoleText(host.Status{Role: host.RoleWriter}, tk, doc, now),
 		"Writer — took over from pid 41, failed 2 runs it left running, 41 ms"; got != want {
 		t.Errorf("writer: %q, want %q", got, want)
 	}
-	if got := RoleText(host.Status{Role: host.RoleWriter.String()}, tk, doc, now.Add(TakeoverNoteFor)); got != "Writer" {
+	if got := RoleText(host.Status{Role: host.RoleWriter}, tk, doc, now.Add(TakeoverNoteFor)); got != "Writer" {
 		t.Errorf("writer later: %q, want the note gone", got)
 	}
-	if got := RoleText(host.Status{Role: host.RolePromoting.String()}, tk, doc, now); got != "Taking over…" {
+	if got := RoleText(host.Status{Role: host.RolePromoting}, tk, doc, now); got != "Taking over…" {
 		t.Errorf("promoting: %q", got)
 	}
 	e := store.Entry{Kind: "reap", PID: 9, Data: map[string]any{"run": "r3", "workflow": "w", "owner_pid": float64(41),

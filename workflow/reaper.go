@@ -11,12 +11,18 @@ import (
 // seen ("instance lock free, pid 123 gone"). It must never decide from a timestamp.
 type Liveness func(o store.Owner) (alive bool, evidence string)
 
+// What the reaper did with a run whose owner is dead (Orphan.Action).
+const (
+	ActionFailed   = "failed"   // recorded failed, naming the dead owner
+	ActionRequeued = "requeued" // queued again for the next writer to start
+)
+
 // Orphan is a running run whose owner window is dead.
 type Orphan struct {
 	Run      string `json:"run"`
 	Workflow string `json:"workflow"`
 	OwnerPID int    `json:"owner_pid"`
-	Action   string `json:"action"` // "failed" or "requeued"
+	Action   string `json:"action"` // ActionFailed or ActionRequeued
 	Evidence string `json:"evidence"`
 	PGID     int    `json:"pgid,omitempty"`
 }
@@ -44,9 +50,9 @@ func FindOrphans(d *store.Doc, alive Liveness) []Orphan {
 		if !dead {
 			continue
 		}
-		action := "failed"
+		action := ActionFailed
 		if w := d.Workflow(r.Workflow); w != nil && w.OnOwnerLost == "requeue" && !r.CancelRequested {
-			action = "requeued"
+			action = ActionRequeued
 		}
 		out = append(out, Orphan{Run: r.ID, Workflow: r.Workflow, OwnerPID: r.OwnerPID,
 			Action: action, Evidence: ev, PGID: r.PGID})
@@ -64,7 +70,7 @@ func ApplyReap(d *store.Doc, orphans []Orphan, now time.Time) {
 			continue
 		}
 		msg := fmt.Sprintf("owner window pid %d died (%s) while step %d of %d was running", o.OwnerPID, o.Evidence, r.Step+1, r.Steps)
-		if o.Action == "requeued" {
+		if o.Action == ActionRequeued {
 			r.Status = store.StatusQueued
 			r.Owner, r.OwnerPID = nil, 0
 			r.PGID, r.StepPID, r.StepStart = 0, 0, 0

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"baton/store"
+	"baton/workflow"
 )
 
 // Activity is one line of the Activity tab.
@@ -40,7 +41,7 @@ func Describe(e store.Entry) string {
 		return s + fmt.Sprintf(" (epoch %v, %v ms)", num(d["epoch"]), d["took_ms"])
 	case "reap":
 		act := "failed"
-		if a, _ := d["action"].(string); a == "requeued" {
+		if a, _ := d["action"].(string); a == workflow.ActionRequeued {
 			act = "queued again"
 		}
 		return fmt.Sprintf("Run %v of %v was %s: its window pid %v had died (%v)", d["run"], d["workflow"], act, num(d["owner_pid"]), d["evidence"])

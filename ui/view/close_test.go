@@ -9,7 +9,7 @@ import (
 )
 
 func TestRunsGoingHere(t *testing.T) {
-	me := host.Status{Role: host.RoleWriter.String(), PID: 100, Instance: "me"}
+	me := host.Status{Role: host.RoleWriter, PID: 100, Instance: "me"}
 	mine := &store.Owner{PID: 100, Instance: "me"}
 	earlier := &store.Owner{PID: 100, Instance: "an earlier window with my pid"}
 	running := store.StatusRunning
@@ -29,9 +29,9 @@ func TestRunsGoingHere(t *testing.T) {
 		want int
 	}{
 		{"writer", me, 3},
-		{"reader", host.Status{Role: host.RoleReader.String(), PID: 100, Instance: "me"}, 0},
-		{"promoting", host.Status{Role: host.RolePromoting.String(), PID: 100, Instance: "me"}, 0},
-		{"closed", host.Status{Role: host.RoleClosed.String(), PID: 100, Instance: "me"}, 0},
+		{"reader", host.Status{Role: host.RoleReader, PID: 100, Instance: "me"}, 0},
+		{"promoting", host.Status{Role: host.RolePromoting, PID: 100, Instance: "me"}, 0},
+		{"closed", host.Status{Role: host.RoleClosed, PID: 100, Instance: "me"}, 0},
 	} {
 		if got := RunsGoingHere(c.st, doc); got != c.want {
 			t.Errorf("%s: %d runs going here, want %d", c.name, got, c.want)

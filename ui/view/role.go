@@ -7,28 +7,14 @@ import (
 
 	"baton/host"
 	"baton/store"
+	"baton/workflow"
 )
 
 // TakeoverNoteFor is how long the role bar keeps saying what the last takeover did.
 const TakeoverNoteFor = 2 * time.Minute
 
-// roles are the roles a status may name.
-var roles = [...]host.Role{host.RoleReader, host.RolePromoting, host.RoleWriter, host.RoleClosed}
-
-// ParseRole is the host.Role a status or an event spells as name. host.Status carries
-// the role as the control channel's string; this is the one place package ui turns it
-// back into the typed role. A name no role spells is a reader: it may not write.
-func ParseRole(name string) host.Role {
-	for _, r := range roles {
-		if r.String() == name {
-			return r
-		}
-	}
-	return host.RoleReader
-}
-
 // RoleOf is the role of a window's status.
-func RoleOf(st host.Status) host.Role { return ParseRole(st.Role) }
+func RoleOf(st host.Status) host.Role { return st.Role }
 
 // Writable reports whether the window may write: only the writer may.
 func Writable(st host.Status) bool { return RoleOf(st) == host.RoleWriter }
@@ -78,7 +64,7 @@ func RoleText(st host.Status, tk host.Takeover, doc *store.Doc, now time.Time) s
 func TakeoverText(tk host.Takeover) string {
 	var failed, requeued int
 	for _, o := range tk.Reaped {
-		if o.Action == "requeued" {
+		if o.Action == workflow.ActionRequeued {
 			requeued++
 		} else {
 			failed++

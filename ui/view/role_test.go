@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -10,23 +11,21 @@ import (
 	"baton/workflow"
 )
 
-func TestParseRoleRoundTripsEveryRole(t *testing.T) {
+// The role crosses the control channel as a string and back as the same typed role.
+func TestRoleRoundTripsThroughJSON(t *testing.T) {
 	for _, r := range []host.Role{host.RoleReader, host.RolePromoting, host.RoleWriter, host.RoleClosed} {
-		if got := ParseRole(r.String()); got != r {
-			t.Errorf("ParseRole(%q) = %v, want %v", r.String(), got, r)
+		b, err := json.Marshal(host.Status{Role: r})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got := RoleOf(host.Status{Role: r.String()}); got != r {
-			t.Errorf("RoleOf(%q) = %v, want %v", r.String(), got, r)
+		var st host.Status
+		if err := json.Unmarshal(b, &st); err != nil || RoleOf(st) != r {
+			t.Errorf("%s: %s -> %v (%v)", r, b, st.Role, err)
 		}
 	}
-	// A name no role spells may not write.
-	for _, s := range []string{"", "unknown", "Writer", "writer "} {
-		if got := ParseRole(s); got != host.RoleReader {
-			t.Errorf("ParseRole(%q) = %v, want reader", s, got)
-		}
-		if Writable(host.Status{Role: s}) {
-			t.Errorf("a status with role %q is writable", s)
-		}
+	var st host.Status
+	if err := json.Unmarshal([]byte(`{"role":"Writer"}`), &st); err == nil {
+		t.Errorf("a role no window spells was read as %v", st.Role)
 	}
 }
 
@@ -41,7 +40,7 @@ func TestWritableAndTone(t *testing.T) {
 		{host.RoleWriter, true, ToneSuccess},
 		{host.RoleClosed, false, ToneDisabled},
 	} {
-		if got := Writable(host.Status{Role: c.role.String()}); got != c.writable {
+		if got := Writable(host.Status{Role: c.role}); got != c.writable {
 			t.Errorf("Writable(%v) = %v, want %v", c.role, got, c.writable)
 		}
 		if got := RoleTone(c.role); got != c.tone {
@@ -55,7 +54,7 @@ func TestRoleText(t *testing.T) {
 	doc := &store.Doc{Writer: &store.Owner{PID: 77, Since: at(14, 2, 0)}}
 	tk := host.Takeover{Epoch: 3, OldOwner: &store.Owner{PID: 41}, TookMS: 41, Completed: now.Add(-time.Minute),
 		Reaped: []workflow.Orphan{{Action: "failed"}, {Action: "failed"}}}
-	w := host.RoleWriter.String()
+	w := host.RoleWriter
 	for _, c := range []struct {
 		name string
 		st   host.Status
@@ -64,22 +63,22 @@ func TestRoleText(t *testing.T) {
 		now  time.Time
 		want string
 	}{
-		{"reader with a known writer", host.Status{Role: host.RoleReader.String(), WriterPID: 77}, host.Takeover{}, doc, now,
+		{"reader with a known writer", host.Status{Role: host.RoleReader, WriterPID: 77}, host.Takeover{}, doc, now,
 			"Read-only: window pid 77 on this computer is writing (since 14:02)"},
-		{"reader, doc names another writer", host.Status{Role: host.RoleReader.String(), WriterPID: 78}, host.Takeover{}, doc, now,
+		{"reader, doc names another writer", host.Status{Role: host.RoleReader, WriterPID: 78}, host.Takeover{}, doc, now,
 			"Read-only: window pid 78 on this computer is writing"},
-		{"reader without a doc", host.Status{Role: host.RoleReader.String(), WriterPID: 77}, host.Takeover{}, nil, now,
+		{"reader without a doc", host.Status{Role: host.RoleReader, WriterPID: 77}, host.Takeover{}, nil, now,
 			"Read-only: window pid 77 on this computer is writing"},
-		{"reader, no writer", host.Status{Role: host.RoleReader.String()}, host.Takeover{}, doc, now, "Read-only: waiting for the writer"},
-		{"reader with a problem", host.Status{Role: host.RoleReader.String(), WriterPID: 77, Problem: "workflows.json is unreadable"}, host.Takeover{}, doc, now,
+		{"reader, no writer", host.Status{Role: host.RoleReader}, host.Takeover{}, doc, now, "Read-only: waiting for the writer"},
+		{"reader with a problem", host.Status{Role: host.RoleReader, WriterPID: 77, Problem: "workflows.json is unreadable"}, host.Takeover{}, doc, now,
 			"Read-only: workflows.json is unreadable"},
 		{"writer after a takeover", host.Status{Role: w}, tk, doc, now,
 			"Writer — took over from pid 41, failed 2 runs it left running, 41 ms"},
 		{"writer, note expired", host.Status{Role: w}, tk, doc, now.Add(TakeoverNoteFor), "Writer"},
 		{"writer that never took over", host.Status{Role: w}, host.Takeover{}, doc, now, "Writer"},
 		{"first writer (no old owner)", host.Status{Role: w}, host.Takeover{Epoch: 1, Completed: now}, doc, now, "Writer"},
-		{"promoting", host.Status{Role: host.RolePromoting.String()}, tk, doc, now, "Taking over…"},
-		{"closed", host.Status{Role: host.RoleClosed.String()}, tk, doc, now, "Closed"},
+		{"promoting", host.Status{Role: host.RolePromoting}, tk, doc, now, "Taking over…"},
+		{"closed", host.Status{Role: host.RoleClosed}, tk, doc, now, "Closed"},
 	} {
 		if got := RoleText(c.st, c.tk, c.doc, c.now); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
@@ -109,12 +108,12 @@ func TestReadOnlyReason(t *testing.T) {
 		st   host.Status
 		want string // "" for none; else a part of the reason
 	}{
-		{host.Status{Role: host.RoleWriter.String(), WriterPID: 3}, ""},
-		{host.Status{Role: host.RolePromoting.String()}, "takes over"},
-		{host.Status{Role: host.RoleClosed.String()}, "This window is closed."},
-		{host.Status{Role: host.RoleReader.String(), Problem: "bad file"}, "Read-only: bad file"},
-		{host.Status{Role: host.RoleReader.String(), WriterPID: 3}, "make changes in window pid 3"},
-		{host.Status{Role: host.RoleReader.String()}, "until this window becomes the writer"},
+		{host.Status{Role: host.RoleWriter, WriterPID: 3}, ""},
+		{host.Status{Role: host.RolePromoting}, "takes over"},
+		{host.Status{Role: host.RoleClosed}, "This window is closed."},
+		{host.Status{Role: host.RoleReader, Problem: "bad file"}, "Read-only: bad file"},
+		{host.Status{Role: host.RoleReader, WriterPID: 3}, "make changes in window pid 3"},
+		{host.Status{Role: host.RoleReader}, "until this window becomes the writer"},
 	} {
 		got := ReadOnlyReason(c.st)
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {

@@ -90,7 +90,7 @@ func TestScheduleCheck(t *testing.T) {
 }
 
 func TestScheduleControls(t *testing.T) {
-	writer, reader := host.Status{Role: host.RoleWriter.String()}, host.Status{Role: host.RoleReader.String(), WriterPID: 5}
+	writer, reader := host.Status{Role: host.RoleWriter}, host.Status{Role: host.RoleReader, WriterPID: 5}
 	doc := &store.Doc{Schedules: []store.Schedule{{ID: "s1"}, {ID: "s2", Paused: true}}}
 	for _, c := range []struct {
 		name                    string

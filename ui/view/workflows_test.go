@@ -86,7 +86,7 @@ func TestFailureNotices(t *testing.T) {
 	failed := func(id string) host.Event { return host.Event{Kind: "run", Run: id, Status: store.StatusFailed} }
 	evs := []host.Event{failed("r1"), failed("r1"), failed("r2"), failed("r3"), failed("gone"),
 		{Kind: "run", Run: "r1", Status: store.StatusSucceeded}, {Kind: "changed", Run: "r3", Status: store.StatusFailed}}
-	writer := host.Status{Role: host.RoleWriter.String()}
+	writer := host.Status{Role: host.RoleWriter}
 	notified := map[string]bool{}
 	got := FailureNotices(writer, evs, doc, opened, notified)
 	want := []Notice{{"Baton: a run failed", "Run r1 of w failed: exit code 1"}, {"Baton: a run failed", "Run r3 of v failed"}}
@@ -96,7 +96,7 @@ func TestFailureNotices(t *testing.T) {
 	if again := FailureNotices(writer, evs, doc, opened, notified); len(again) != 0 {
 		t.Errorf("the same failures noticed twice: %+v", again)
 	}
-	if got := FailureNotices(host.Status{Role: host.RoleReader.String()}, evs, doc, opened, map[string]bool{}); got != nil {
+	if got := FailureNotices(host.Status{Role: host.RoleReader}, evs, doc, opened, map[string]bool{}); got != nil {
 		t.Errorf("a reader notices %+v", got)
 	}
 }
