@@ -1,0 +1,94 @@
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// pfExiting is the kernel's PF_EXITING task flag: the process is dying.
+const pfExiting = 0x4
+
+// stat parses /proc/pid/stat: state (field 3), group (5), flags (9), start time in clock
+// ticks since boot (22).
+func stat(pid int) (Info, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return Info{}, err
+	}
+	// The command name is in parentheses and may hold spaces: parse after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return Info{}, errors.New("bad /proc stat")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return Info{}, errors.New("short /proc stat")
+	}
+	// f[0] is field 3 (state); field N is f[N-3].
+	pgid, _ := strconv.Atoi(f[2])
+	start, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return Info{}, err
+	}
+	flags, _ := strconv.ParseUint(f[6], 10, 64)
+	return Info{State: f[0][0], PGID: pgid, Start: start, Exiting: flags&pfExiting != 0}, nil
+}
+
+func bootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// pids lists the numeric entries of /proc.
+func pids() []int {
+	ents, _ := os.ReadDir("/proc")
+	out := make([]int, 0, len(ents))
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func groupHasLive(pgid int) bool {
+	for _, pid := range pids() {
+		if st, err := stat(pid); err == nil && st.PGID == pgid && st.State != 'Z' && st.State != 'X' {
+			return true
+		}
+	}
+	return false
+}
+
+func withMarkers(self int, markers []string) []int {
+	want := make([][]byte, len(markers))
+	for i, m := range markers {
+		want[i] = []byte(m + "\x00")
+	}
+	var out []int
+	for _, pid := range pids() {
+		if pid == self {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+		if err != nil {
+			continue
+		}
+		all := true
+		for _, w := range want {
+			all = all && bytes.Contains(env, w)
+		}
+		if all && Alive(pid, 0) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}

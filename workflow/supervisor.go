@@ -1,0 +1,336 @@
+package workflow
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"baton/store"
+)
+
+// The supervisor: one small process per run, in its own session, the parent of the run's
+// steps (the shape of Podman's conmon and containerd's shim). It holds runs/<id>.lock for
+// its whole life, so "that lock is free" means "that supervisor is gone", whatever killed
+// it, and it appends what happens to runs/<id>.events (see journal.go). It never reads or
+// writes workflows.json: only the writer folds the journal into the document.
+
+// readyEnv names the environment variable that tells the supervisor which descriptor is
+// the readiness pipe. It is removed from the environment before any step starts.
+const readyEnv = "BATON_SUPERVISOR_READY_FD"
+
+// Supervise is the body of the hidden mode `baton __supervise --home H RUN`: it runs run
+// runID of home as its spec (runs/<id>.spec.json) says and returns the process exit code.
+// It blocks until the run has ended and its end record is on disk (0), or until it cannot
+// go on (1: a bad spec, a live supervisor already holding the run, a journal it cannot
+// write). Call it only as the whole life of a process started by StartSupervisor: it
+// installs signal handlers and relies on exiting to release its lock.
+//
+// SIGTERM (or SIGINT) cancels the run: the current step's process group is killed and the
+// run ends cancelled with the reason written in runs/<id>.cancel (see RequestCancel).
+func Supervise(home, runID string) int {
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT) // before anyone can know our pid
+	// SIGHUP is caught and dropped, not ignored: an ignored signal stays ignored in the
+	// steps, a caught one is reset to its default when they exec.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	ready := takeReadyPipe()
+	s, err := openSupervisor(home, runID)
+	if err != nil {
+		if errors.Is(err, ErrSupervisorRunning) {
+			tellReady(ready, "busy: "+err.Error())
+		} else {
+			tellReady(ready, "error: "+err.Error())
+		}
+		fmt.Fprintf(os.Stderr, "baton supervisor of run %s: %v\n", runID, err)
+		return 1
+	}
+	defer runtime.KeepAlive(s.lock) // the lock is held until the process exits
+	tellReady(ready, "ok")
+	go func() {
+		for range term {
+			s.p.cancel(cancelReason(home, runID))
+		}
+	}()
+	status, exit, errText, err := s.runSteps()
+	if err == nil {
+		err = s.j.append(endRec{Type: recEnd, At: time.Now().UTC(), Status: status, Error: errText, Exit: exit})
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "baton supervisor of run %s: %v; the run is left without an end record\n", runID, err)
+		return 1
+	}
+	return 0
+}
+
+// supervisor is the state of one Supervise call.
+type supervisor struct {
+	home, runID string
+	spec        Spec
+	lock        *os.File // runs/<id>.lock, flocked for the life of the process
+	j           *journalWriter
+	p           *proc // the current step's group, cancellation and timeout
+}
+
+// openSupervisor reads the spec, takes the run's lock and records the start. Once it
+// returns, the lock is held and the start record is on disk.
+func openSupervisor(home, runID string) (*supervisor, error) {
+	if err := checkRunID(runID); err != nil {
+		return nil, err
+	}
+	spec, err := readSpec(home, runID)
+	if err != nil {
+		return nil, err
+	}
+	lock, err := lockRun(home, runID, procTagSelf())
+	if err != nil {
+		return nil, err
+	}
+	j, err := createJournal(journalPath(home, runID))
+	if err == nil {
+		pid := os.Getpid()
+		start, _ := ProcStart(pid)
+		err = j.append(startRec{Type: recStart, At: time.Now().UTC(), PID: pid, Start: start, Boot: readBootID()})
+	}
+	if err != nil {
+		_ = lock.Close()
+		return nil, err
+	}
+	return &supervisor{home: home, runID: runID, spec: spec, lock: lock, j: j, p: &proc{}}, nil
+}
+
+// lockRun creates runs/<id>.lock, flocked by this process. The name only ever exists
+// locked: the file is created and locked under a temp name that carries tag (this
+// process's pid, start time and boot, so a cleaner can tell when its creator is gone), then
+// hard-linked into place, which fails if the name exists. An existing lock that is free
+// was left by a supervisor that is gone (it too existed only locked); it is replaced by a
+// rename while its lock is held, after checking that the path still names the file
+// locked. A lock that is held means a live supervisor already runs this run:
+// ErrSupervisorRunning.
+func lockRun(home, runID, tag string) (*os.File, error) {
+	final := lockPath(home, runID)
+	tmp := filepath.Join(runsDir(home), "."+tag+"."+runID+".lock.tmp")
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock run %s: %w", runID, err)
+	}
+	defer os.Remove(tmp) // after the link, or a failure; a no-op after the rename
+	if err := flockFile(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("lock run %s: %s: %w", runID, tmp, err)
+	}
+	for try := 0; try < 100; try++ {
+		err := os.Link(tmp, final)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			_ = f.Close()
+			return nil, fmt.Errorf("lock run %s: %w", runID, err)
+		}
+		replaced, err := replaceStaleLock(tmp, final)
+		if err != nil {
+			_ = f.Close()
+			return nil, fmt.Errorf("lock run %s: %w", runID, err)
+		}
+		if replaced {
+			return f, nil
+		}
+	}
+	_ = f.Close()
+	return nil, fmt.Errorf("lock run %s: %s keeps changing; try again", runID, final)
+}
+
+// replaceStaleLock renames tmp over final if final is a free lock, holding final's lock
+// across the rename so that no other supervisor can replace it at the same time.
+func replaceStaleLock(tmp, final string) (bool, error) {
+	old, err := os.Open(final)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil // gone meanwhile: link again
+	}
+	if err != nil {
+		return false, err
+	}
+	defer old.Close()
+	if err := flockFile(old, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return false, fmt.Errorf("%w: %s is held", ErrSupervisorRunning, final)
+		}
+		return false, err
+	}
+	if !samePath(old, final) {
+		return false, nil // replaced meanwhile: look again
+	}
+	return true, os.Rename(tmp, final)
+}
+
+// samePath reports whether path still names the file f has open.
+func samePath(f *os.File, path string) bool {
+	a, err1 := f.Stat()
+	b, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// flockFile applies how (syscall.LOCK_*) to f, retrying on EINTR. The descriptor stays open
+// for the whole call even if f is closed meanwhile, so a blocked call can never end up
+// locking a reused descriptor number.
+func flockFile(f *os.File, how int) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			if ferr = syscall.Flock(int(fd), how); ferr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return ferr
+}
+
+// takeReadyPipe returns the readiness pipe StartSupervisor passed, or nil when run by hand.
+func takeReadyPipe() *os.File {
+	v := os.Getenv(readyEnv)
+	_ = os.Unsetenv(readyEnv) // steps must not see it
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return nil
+	}
+	syscall.CloseOnExec(fd) // no step may hold it: its end is how the starter sees us die
+	return os.NewFile(uintptr(fd), "ready")
+}
+
+// tellReady writes one line to the starter and closes the pipe: "ok", "busy: ..." (another
+// supervisor holds the run) or "error: ...".
+func tellReady(f *os.File, msg string) {
+	if f == nil {
+		return
+	}
+	_, _ = f.Write([]byte(msg + "\n"))
+	_ = f.Close()
+}
+
+// cancelReason is the reason written in runs/<id>.cancel, or a default for a bare SIGTERM.
+func cancelReason(home, runID string) string {
+	if b, err := os.ReadFile(cancelPath(home, runID)); err == nil && len(b) > 0 {
+		return string(b)
+	}
+	return "cancelled: the run's supervisor received a termination signal"
+}
+
+// runSteps runs the steps in order. err is a journal write that failed: the run is then
+// left without further records (the supervisor exits and the writer treats it as dead).
+func (s *supervisor) runSteps() (status string, exit *int, errText string, err error) {
+	logf, err := os.OpenFile(s.spec.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return store.StatusFailed, nil, fmt.Sprintf("cannot open run log: %v", err), nil
+	}
+	defer logf.Close()
+	for i, step := range s.spec.Steps {
+		if _, err := os.Stat(cancelPath(s.home, s.runID)); err == nil {
+			s.p.cancel(cancelReason(s.home, s.runID)) // asked before the signal could reach us
+		}
+		if r := s.p.cancelled(); r != "" {
+			return store.StatusCancelled, exit, r, nil
+		}
+		fmt.Fprintf(logf, "== step %d of %d (%s): %q\n", i+1, len(s.spec.Steps), stepLabel(step, i), step.Argv)
+		code, text, err := s.runStep(i, step, logf)
+		if err != nil {
+			return "", nil, "", err
+		}
+		exit = code
+		if r := s.p.cancelled(); r != "" {
+			return store.StatusCancelled, exit, r, nil
+		}
+		if text != "" {
+			return store.StatusFailed, exit, text, nil
+		}
+	}
+	return store.StatusSucceeded, exit, "", nil
+}
+
+func stepLabel(step store.Step, i int) string {
+	if step.Name != "" {
+		return step.Name
+	}
+	return fmt.Sprintf("step %d", i+1)
+}
+
+// runStep runs one step in its own process group to its end (or timeout, or cancel) and
+// records its start and end. It returns only once no process of the group is left.
+func (s *supervisor) runStep(i int, step store.Step, logf *os.File) (exit *int, errText string, jerr error) {
+	name := stepLabel(step, i)
+	cmd := exec.Command(step.Argv[0], step.Argv[1:]...)
+	cmd.Dir = step.Dir
+	cmd.Env = stepEnv(step, s.spec.Env, s.home, s.runID)
+	var out io.Writer = logf
+	if secrets := secretValues(step.Env, s.spec.Env); len(secrets) > 0 {
+		red := &redactor{w: logf, secrets: secrets}
+		defer red.Flush()
+		out = red
+		cmd.WaitDelay = 500 * time.Millisecond // a background process keeping the pipe open
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		errText = fmt.Sprintf("step %d (%s): cannot start %q: %v", i+1, name, step.Argv[0], unwrapExec(err))
+		return nil, errText, s.j.append(stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Error: errText})
+	}
+	pid := cmd.Process.Pid
+	s.p.started(pid)
+	start, _ := ProcStart(pid)
+	jerr = s.j.append(stepStartRec{Type: recStepStart, At: time.Now().UTC(), Step: i, PID: pid, PGID: pid, Start: start})
+	if jerr != nil {
+		s.p.cancel("journal: " + jerr.Error()) // nothing may run that the journal does not show
+	}
+	var timer *time.Timer
+	if step.Timeout > 0 {
+		timer = time.AfterFunc(step.Timeout.D(), func() {
+			s.p.mu.Lock()
+			s.p.timedOut = true
+			s.p.mu.Unlock()
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		})
+	}
+	werr := cmd.Wait()
+	if timer != nil {
+		timer.Stop()
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL) // nothing of the step outlives it
+	waitGroupGone(pid, 5*time.Second)
+	s.p.mu.Lock()
+	s.p.pgid = 0 // gone: a later cancel must not signal a group id that may be reused
+	timedOut, reason := s.p.timedOut, s.p.reason
+	s.p.mu.Unlock()
+	if jerr != nil {
+		return nil, "", jerr
+	}
+	code := cmd.ProcessState.ExitCode()
+	exit = &code
+	switch {
+	case timedOut:
+		errText = fmt.Sprintf("step %d (%s) timed out after %s; its process group was killed", i+1, name, step.Timeout.D())
+	case reason != "":
+		errText = fmt.Sprintf("step %d (%s) was cancelled: %s", i+1, name, reason)
+	case werr != nil && code < 0:
+		errText = fmt.Sprintf("step %d (%s) was killed: %v", i+1, name, werr)
+	case werr != nil && code != 0:
+		errText = fmt.Sprintf("step %d (%s) exited with code %d", i+1, name, code)
+	}
+	if code < 0 {
+		exit = nil // killed by a signal: no exit code
+	}
+	return exit, errText, s.j.append(stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Exit: exit, Error: errText})
+}
