@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
 )
@@ -202,7 +203,7 @@ func checkReaped(b *testing.B, home string, e map[string]any, ids []string, grou
 		b.Fatalf("survivor reaped %v, want %v", got, want)
 	}
 	for _, g := range groups {
-		if workflow.GroupAlive(g) {
+		if proc.GroupAlive(g) {
 			b.Fatalf("process group %d of a reaped run is alive after the survivor reported writer", g)
 		}
 	}

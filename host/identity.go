@@ -12,31 +12,22 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/google/uuid"
 
+	"baton/host/proc"
 	"baton/store"
-	"baton/workflow"
 )
 
 // InstancesDir holds one lock file per window: instances/<id>.lock, flocked by its window
 // for its whole life. "TryLock succeeds" means "that window is dead", immune to pid reuse.
 const InstancesDir = "instances"
 
-// bootID returns the kernel's boot id, which tells start times of two boots apart.
-func bootID() string {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
-
 // newIdentity describes this process.
 func newIdentity() (store.Owner, error) {
 	pid := os.Getpid()
-	start, err := workflow.ProcStart(pid)
+	start, err := proc.Start(pid)
 	if err != nil {
 		return store.Owner{}, fmt.Errorf("read own start time: %w", err)
 	}
-	return store.Owner{PID: pid, Start: start, Boot: bootID(), Instance: uuid.NewString(), Since: time.Now().UTC()}, nil
+	return store.Owner{PID: pid, Start: start, Boot: proc.BootID(), Instance: uuid.NewString(), Since: time.Now().UTC()}, nil
 }
 
 // lockInstance creates and flocks instances/<id>.lock for the life of the window.
@@ -90,7 +81,7 @@ func tagGone(self store.Owner, tag string) bool {
 	if mine := procTag(store.Owner{Boot: self.Boot}); f[2] != strings.Split(mine, ".")[2] {
 		return true // every process of an earlier boot is gone
 	}
-	return workflow.Exiting(pid, start)
+	return proc.Exiting(pid, start)
 }
 
 func instancePath(home, id string) string {
@@ -119,14 +110,14 @@ func ownerAlive(home string, self store.Owner, o store.Owner) (bool, string) {
 	if !ok {
 		// The kernel releases a killed process's locks one file at a time; state.lock may
 		// be free while the instance lock is still held by a process that is already dying.
-		if o.Boot == self.Boot && workflow.Exiting(o.PID, o.Start) {
+		if o.Boot == self.Boot && proc.Exiting(o.PID, o.Start) {
 			return false, fmt.Sprintf("pid %d is exiting (its instance lock not yet released)", o.PID)
 		}
 		return true, fmt.Sprintf("instance lock of pid %d is held", o.PID)
 	}
 	_ = fl.Close()
 	state := "gone"
-	if o.Boot == self.Boot && workflow.Alive(o.PID, o.Start) {
+	if o.Boot == self.Boot && proc.Alive(o.PID, o.Start) {
 		state = "alive, but that identity ended (closing, or retired after losing the lock)"
 	}
 	return false, fmt.Sprintf("instance lock of pid %d is free; pid %d is %s", o.PID, o.PID, state)

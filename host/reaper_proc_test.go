@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
 )
@@ -53,12 +54,12 @@ func rpPID(t *testing.T, path string) int {
 // it is still that process, so a failing test leaves no sleeper behind.
 func rpTrack(t *testing.T, pid int) uint64 {
 	t.Helper()
-	start, err := workflow.ProcStart(pid)
+	start, err := proc.Start(pid)
 	if err != nil {
 		t.Fatalf("pid %d is gone already: %v", pid, err)
 	}
 	t.Cleanup(func() {
-		if workflow.Alive(pid, start) {
+		if proc.Alive(pid, start) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
@@ -190,7 +191,7 @@ func TestStepAtMostOnceAcrossTakeover(t *testing.T) {
 				pid   int
 				start uint64
 			}{{"step", child0, childStart}, {"grandchild", grand0, grandStart}} {
-				if workflow.Alive(p.pid, p.start) {
+				if proc.Alive(p.pid, p.start) {
 					t.Errorf("the killed occurrence's %s %d is alive after the takeover", p.name, p.pid)
 				}
 			}
@@ -253,7 +254,7 @@ func TestTakeoverKillsStepThatLeftItsGroup(t *testing.T) {
 		t.Fatalf("the escaped process %d does not carry the run's marker (%v)", esc, err)
 	}
 	a.kill9()
-	if !workflow.Alive(esc, escStart) {
+	if !proc.Alive(esc, escStart) {
 		t.Fatal("the escaped process died with its window; the test needs it alive")
 	}
 	// The next window takes the free lock at once and reaps in its takeover.
@@ -262,10 +263,10 @@ func TestTakeoverKillsStepThatLeftItsGroup(t *testing.T) {
 	if !contains(rpReaped(ev), r1) {
 		t.Fatalf("takeover did not reap %s: %v", r1, ev)
 	}
-	if workflow.Alive(esc, escStart) {
+	if proc.Alive(esc, escStart) {
 		t.Fatalf("the process %d that left the run's group survived the takeover", esc)
 	}
-	if workflow.Alive(pgid, stepStart) {
+	if proc.Alive(pgid, stepStart) {
 		t.Fatalf("the step %d (the run's group leader) survived the takeover", pgid)
 	}
 }
@@ -284,7 +285,7 @@ func TestTakeoverOwnerEvidence(t *testing.T) {
 	if err := os.MkdirAll(inst, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	boot := bootID()
+	boot := proc.BootID()
 	hold := func(id string) {
 		fl := flock.New(instancePath(home, id), flock.SetPermissions(0o600))
 		if ok, err := fl.TryLock(); err != nil || !ok {
@@ -320,7 +321,7 @@ func TestTakeoverOwnerEvidence(t *testing.T) {
 		st, _, _ := rpStat(t, dyingPID)
 		return st == 'Z'
 	})
-	dyingStart, err := workflow.ProcStart(dyingPID)
+	dyingStart, err := proc.Start(dyingPID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +333,7 @@ func TestTakeoverOwnerEvidence(t *testing.T) {
 	dying := store.Owner{PID: dyingPID, Start: dyingStart, Boot: boot, Instance: "dying"}
 
 	// live: this test process, whose instance lock it holds.
-	selfStart, err := workflow.ProcStart(os.Getpid())
+	selfStart, err := proc.Start(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +388,7 @@ func TestTakeoverOwnerEvidence(t *testing.T) {
 	if r := disk.Run(ids["live"]); contains(reaped, ids["live"]) || r.Status != store.StatusRunning {
 		t.Errorf("the live owner's run was reaped: %s %q", r.Status, r.Error)
 	}
-	if !workflow.Alive(otherPID, otherStart) {
+	if !proc.Alive(otherPID, otherStart) {
 		t.Errorf("the takeover killed pid %d, an unrelated process that reused the dead owner's pid", otherPID)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"baton/host/proc"
 	"baton/store"
-	"baton/workflow"
 )
 
 // readDisk parses workflows.json of home; the test fails if it is not a valid document.
@@ -206,7 +206,7 @@ func readPID(t *testing.T, path string) int {
 	return 0
 }
 
-func pidAlive(pid int) bool { return workflow.Alive(pid, 0) }
+func pidAlive(pid int) bool { return proc.Alive(pid, 0) }
 
 // runningWithGroup waits until run id is running with its process group recorded.
 func runningWithGroup(t *testing.T, c *child, id string) (pgid int) {
@@ -257,7 +257,7 @@ func TestF2TakeoverReapsDeadRunAndFreesLane(t *testing.T) {
 		t.Fatalf("reaped run: %q, want failed naming pid %d", got1, deadPID)
 	}
 	// No process of its group survives, the grandchild included.
-	if workflow.GroupAlive(pgid) {
+	if proc.GroupAlive(pgid) {
 		t.Errorf("process group %d of the dead run survives", pgid)
 	}
 	if pidAlive(grand) {

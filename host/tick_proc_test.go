@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
 )
@@ -253,7 +254,7 @@ func stepPIDs(t *testing.T, path string) map[int]uint64 {
 		if err != nil {
 			t.Fatalf("marker %q: %v", b, err)
 		}
-		st, err := workflow.ProcStart(pid)
+		st, err := proc.Start(pid)
 		if err != nil {
 			t.Fatalf("step process %d is already gone: %v", pid, err)
 		}
@@ -274,7 +275,7 @@ func stepPIDs(t *testing.T, path string) map[int]uint64 {
 func anyAlive(pids map[int]uint64) []int {
 	var out []int
 	for pid, st := range pids {
-		if workflow.Alive(pid, st) {
+		if proc.Alive(pid, st) {
 			out = append(out, pid)
 		}
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"baton/host/proc"
 	"baton/store"
-	"baton/workflow"
 )
 
 func TestRoleStateMachine(t *testing.T) {
@@ -296,7 +296,7 @@ func TestCleanInstancesRemovesOnlyTheProvenAbandoned(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer live.Process.Kill()
-	liveStart, err := workflow.ProcStart(live.Process.Pid)
+	liveStart, err := proc.Start(live.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestWriterRemovesTempOnceCreatorDies(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer creator.Process.Kill()
-	start, err := workflow.ProcStart(creator.Process.Pid)
+	start, err := proc.Start(creator.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}

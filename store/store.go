@@ -83,7 +83,7 @@ func stampOf(fi os.FileInfo) fileStamp {
 	s := fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano(), exists: true}
 	if st != nil {
 		s.ino = int64(st.Ino)
-		s.ctime = st.Ctim.Nano()
+		s.ctime = ctimeOf(st)
 	}
 	return s
 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"baton/host/proc"
 	"baton/store"
 )
 
@@ -42,9 +43,9 @@ type Engine struct {
 	kickMu   sync.Mutex // serialises claiming runs against Stop
 	stopping bool       // guarded by kickMu
 
-	mu    sync.Mutex       // guards procs
-	procs map[string]*proc // live runs of this engine by id
-	wg    sync.WaitGroup   // one per live run
+	mu    sync.Mutex          // guards procs
+	procs map[string]*runProc // live runs of this engine by id
+	wg    sync.WaitGroup      // one per live run
 }
 
 // RunOutput is what a finished run leaves for OnFinish.
@@ -54,7 +55,7 @@ type RunOutput struct {
 	Dir    string            // the run's private folder (runs/<id>)
 }
 
-type proc struct {
+type runProc struct {
 	mu       sync.Mutex
 	pgid     int
 	reason   string // why it was cancelled; "" while not cancelled
@@ -62,7 +63,7 @@ type proc struct {
 }
 
 // cancel asks the run to stop: its current group is killed and no further step starts.
-func (p *proc) cancel(reason string) {
+func (p *runProc) cancel(reason string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.reason == "" {
@@ -73,7 +74,7 @@ func (p *proc) cancel(reason string) {
 	}
 }
 
-func (p *proc) started(pgid int) {
+func (p *runProc) started(pgid int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.pgid = pgid
@@ -82,7 +83,7 @@ func (p *proc) started(pgid int) {
 	}
 }
 
-func (p *proc) cancelled() string {
+func (p *runProc) cancelled() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.reason
@@ -94,7 +95,7 @@ func NewEngine(ctx context.Context, update Updater, owner store.Owner, home stri
 	if now == nil {
 		now = time.Now
 	}
-	return &Engine{ctx: ctx, update: update, owner: owner, home: home, now: now, procs: map[string]*proc{}}
+	return &Engine{ctx: ctx, update: update, owner: owner, home: home, now: now, procs: map[string]*runProc{}}
 }
 
 // Kick starts every queued run that its lane allows. It blocks for one save, returns the
@@ -132,7 +133,7 @@ func (e *Engine) Kick() ([]string, error) {
 	}
 	ids := make([]string, 0, len(starts))
 	for _, s := range starts {
-		p := &proc{}
+		p := &runProc{}
 		e.mu.Lock()
 		e.procs[s.run.ID] = p
 		e.mu.Unlock()
@@ -190,7 +191,7 @@ func (e *Engine) Stop(reason string) {
 }
 
 // execute runs the steps of one claimed run in order and records the outcome.
-func (e *Engine) execute(p *proc, run store.Run, wf store.Workflow, extra map[string]string) {
+func (e *Engine) execute(p *runProc, run store.Run, wf store.Workflow, extra map[string]string) {
 	defer e.wg.Done()
 	defer func() {
 		e.mu.Lock()
@@ -229,7 +230,7 @@ func (e *Engine) execute(p *proc, run store.Run, wf store.Workflow, extra map[st
 
 // runSteps executes the steps and returns the outcome, or status "" if the outcome can no
 // longer be recorded by this window.
-func (e *Engine) runSteps(p *proc, run store.Run, wf store.Workflow, extra map[string]string, runDir string) (string, *int, string) {
+func (e *Engine) runSteps(p *runProc, run store.Run, wf store.Workflow, extra map[string]string, runDir string) (string, *int, string) {
 	if err := os.MkdirAll(runDir, 0o700); err != nil {
 		return store.StatusFailed, nil, fmt.Sprintf("cannot create run folder: %v", err)
 	}
@@ -261,7 +262,7 @@ func (e *Engine) runSteps(p *proc, run store.Run, wf store.Workflow, extra map[s
 
 // runStep runs one step to its end. lost reports that the run could not be recorded
 // (the writer role ended), in which case its group was killed.
-func (e *Engine) runStep(p *proc, run store.Run, i int, step store.Step, extra map[string]string, logf *os.File) (exit *int, errText string, lost bool) {
+func (e *Engine) runStep(p *runProc, run store.Run, i int, step store.Step, extra map[string]string, logf *os.File) (exit *int, errText string, lost bool) {
 	cmd := exec.Command(step.Argv[0], step.Argv[1:]...)
 	cmd.Dir = step.Dir
 	cmd.Env = stepEnv(step, extra, e.home, run.ID)
@@ -282,7 +283,7 @@ func (e *Engine) runStep(p *proc, run store.Run, i int, step store.Step, extra m
 	}
 	pid := cmd.Process.Pid
 	p.started(pid)
-	start, _ := ProcStart(pid)
+	start, _ := proc.Start(pid)
 	cancelAsked := false
 	_, err := e.update(func(d *store.Doc) error {
 		r := d.Run(run.ID)
@@ -360,7 +361,7 @@ func unwrapExec(err error) error {
 // run is recorded as ended only once its processes are gone.
 func waitGroupGone(pgid int, max time.Duration) {
 	deadline := time.Now().Add(max)
-	for syscall.Kill(-pgid, 0) == nil && GroupAlive(pgid) && time.Now().Before(deadline) {
+	for syscall.Kill(-pgid, 0) == nil && proc.GroupAlive(pgid) && time.Now().Before(deadline) {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		time.Sleep(time.Millisecond)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"baton/host/proc"
 	"baton/store"
 )
 
@@ -116,7 +117,7 @@ func TestExecutorTimeoutKillsGroup(t *testing.T) {
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "gc"))
 	gc, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	if gc == 0 || Alive(gc, 0) {
+	if gc == 0 || proc.Alive(gc, 0) {
 		t.Fatalf("grandchild %d outlived the timed-out step", gc)
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"time"
 
 	"baton/store"
@@ -146,7 +144,7 @@ func (j *journalWriter) append(rec any) error {
 	if _, err := j.f.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
-	if err := syscall.Fdatasync(int(j.f.Fd())); err != nil {
+	if err := datasync(j.f); err != nil {
 		return fmt.Errorf("journal %s: fdatasync: %w", j.path, err)
 	}
 	return nil
@@ -257,13 +255,4 @@ func stepName(i *int) string {
 		return "without a step index"
 	}
 	return fmt.Sprint(*i)
-}
-
-// readBootID returns the kernel's boot id ("" if it cannot be read).
-func readBootID() string {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
 }

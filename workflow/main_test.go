@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"baton/host/proc"
 	"baton/store"
 )
 
@@ -94,7 +95,7 @@ func svStart(t testing.TB, spec Spec) *Supervisor {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if Alive(sup.PID, sup.Start) {
+		if proc.Alive(sup.PID, sup.Start) {
 			_ = syscall.Kill(sup.PID, syscall.SIGKILL)
 		}
 		KillRun(spec.Home, &store.Run{ID: spec.RunID}, 10*time.Second)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"baton/host/proc"
 	"baton/store"
 )
 
@@ -64,12 +65,12 @@ func pidFile(t *testing.T, path string) int {
 // fails must not leave a sleeper behind, nor kill a process that reused its pid).
 func killLater(t *testing.T, pid int) uint64 {
 	t.Helper()
-	start, err := ProcStart(pid)
+	start, err := proc.Start(pid)
 	if err != nil {
 		t.Fatalf("pid %d is gone already: %v", pid, err)
 	}
 	t.Cleanup(func() {
-		if Alive(pid, start) {
+		if proc.Alive(pid, start) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
@@ -89,8 +90,8 @@ func TestKillRunFindsProcessThatLeftItsGroup(t *testing.T) {
 	leaderStart := killLater(t, leader)
 	esc := pidFile(t, filepath.Join(marks, "esc"))
 	escStart := killLater(t, esc)
-	st, err := procStat(esc)
-	if err != nil || st.pgid == leader {
+	st, err := proc.Stat(esc)
+	if err != nil || st.PGID == leader {
 		t.Fatalf("the escaped process %d is still in the step's group %d (%+v, %v)", esc, leader, st, err)
 	}
 	r := &store.Run{ID: id, Status: store.StatusRunning, PGID: leader, StepPID: leader, StepStart: leaderStart}
@@ -98,10 +99,10 @@ func TestKillRunFindsProcessThatLeftItsGroup(t *testing.T) {
 	if !gone {
 		t.Fatalf("KillRun reports survivors (signalled %v)", killed)
 	}
-	if Alive(esc, escStart) {
+	if proc.Alive(esc, escStart) {
 		t.Fatalf("the process %d that left the run's group (by setsid) survived KillRun (signalled %v)", esc, killed)
 	}
-	if Alive(leader, leaderStart) {
+	if proc.Alive(leader, leaderStart) {
 		t.Fatalf("the step %d survived KillRun", leader)
 	}
 }
@@ -115,7 +116,7 @@ func TestKillRunSparesRecycledGroup(t *testing.T) {
 	start := killLater(t, other)
 	r := &store.Run{ID: NewRunID(2), Status: store.StatusRunning, PGID: other, StepPID: other, StepStart: start + 1}
 	killed, gone := KillRun(home, r, 20*time.Second)
-	if !Alive(other, start) {
+	if !proc.Alive(other, start) {
 		t.Fatalf("KillRun killed pid %d, which reused the recorded group leader's pid (signalled %v)", other, killed)
 	}
 	if !gone || len(killed) != 0 {
@@ -128,30 +129,30 @@ func TestKillRunSparesRecycledGroup(t *testing.T) {
 func TestProcessEvidence(t *testing.T) {
 	live := spawn(t, nil, false, "sleep", "300").Process.Pid
 	start := killLater(t, live)
-	if !Alive(live, start) || Exiting(live, start) {
-		t.Fatalf("live process %d: Alive %v, Exiting %v", live, Alive(live, start), Exiting(live, start))
+	if !proc.Alive(live, start) || proc.Exiting(live, start) {
+		t.Fatalf("live process %d: Alive %v, Exiting %v", live, proc.Alive(live, start), proc.Exiting(live, start))
 	}
 	// A recycled pid: a live process with the recorded pid but another start time.
-	if Alive(live, start+1) || !Exiting(live, start+1) {
+	if proc.Alive(live, start+1) || !proc.Exiting(live, start+1) {
 		t.Fatalf("pid %d with another start time taken for the recorded process: Alive %v, Exiting %v",
-			live, Alive(live, start+1), Exiting(live, start+1))
+			live, proc.Alive(live, start+1), proc.Exiting(live, start+1))
 	}
 	// A dying process: exited, not yet reaped by its parent (this test).
 	z := spawn(t, nil, false, "sh", "-c", "exit 0")
 	zpid := z.Process.Pid
 	waitUntil(t, 30*time.Second, "the child to become a zombie", func() bool {
-		st, err := procStat(zpid)
-		return err == nil && st.state == 'Z'
+		st, err := proc.Stat(zpid)
+		return err == nil && st.State == 'Z'
 	})
-	zstart, err := ProcStart(zpid)
+	zstart, err := proc.Start(zpid)
 	if err != nil {
 		t.Fatalf("zombie %d has no start time: %v", zpid, err)
 	}
-	if Alive(zpid, zstart) || !Exiting(zpid, zstart) || Alive(zpid, 0) {
-		t.Fatalf("zombie %d counted alive: Alive %v, Exiting %v", zpid, Alive(zpid, zstart), Exiting(zpid, zstart))
+	if proc.Alive(zpid, zstart) || !proc.Exiting(zpid, zstart) || proc.Alive(zpid, 0) {
+		t.Fatalf("zombie %d counted alive: Alive %v, Exiting %v", zpid, proc.Alive(zpid, zstart), proc.Exiting(zpid, zstart))
 	}
 	_ = z.Wait()
-	if Alive(zpid, zstart) || !Exiting(zpid, zstart) {
+	if proc.Alive(zpid, zstart) || !proc.Exiting(zpid, zstart) {
 		t.Fatalf("reaped pid %d counted alive", zpid)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"baton/host/proc"
 	"baton/store"
 )
 
@@ -53,8 +54,8 @@ func cancelPath(home, id string) string  { return filepath.Join(home, "runs", id
 // (".<pid>.<start>.<boot>.…", as host names its own), so that a cleaner can delete one
 // only once its creator is proven gone.
 var procTagSelf = sync.OnceValue(func() string {
-	start, _ := ProcStart(os.Getpid())
-	boot := strings.ReplaceAll(readBootID(), "-", "")
+	start, _ := proc.Start(os.Getpid())
+	boot := strings.ReplaceAll(proc.BootID(), "-", "")
 	return fmt.Sprintf("%d.%d.%.8s", os.Getpid(), start, boot)
 })
 
@@ -218,7 +219,7 @@ func StartSupervisor(spec Spec) (*Supervisor, error) {
 		return fail(fmt.Errorf("%w (supervisor pid %d: %v)", err, cmd.Process.Pid, werr))
 	}
 	s := &Supervisor{RunID: spec.RunID, PID: cmd.Process.Pid, done: make(chan struct{})}
-	s.Start, _ = ProcStart(s.PID)
+	s.Start, _ = proc.Start(s.PID)
 	go func() { // reap it, so that no zombie is left while this window lives
 		_ = cmd.Wait()
 		s.exit = cmd.ProcessState.ExitCode()
@@ -279,7 +280,7 @@ func RequestCancel(home, runID, reason string) error {
 	if j.Ended {
 		return nil
 	}
-	if j.Boot != readBootID() || !Alive(j.SupervisorPID, j.SupervisorStart) ||
+	if j.Boot != proc.BootID() || !proc.Alive(j.SupervisorPID, j.SupervisorStart) ||
 		syscall.Kill(j.SupervisorPID, syscall.SIGTERM) != nil {
 		return fmt.Errorf("cancel run %s: %w (pid %d)", runID, ErrSupervisorGone, j.SupervisorPID)
 	}
@@ -355,7 +356,7 @@ func SupervisorAlive(home, runID string) (bool, string) {
 	if jerr != nil || j.SupervisorPID == 0 { // starting: locked, start not yet written
 		return true, fmt.Sprintf("%s is held (no start record yet: %v)", path, jerr)
 	}
-	if j.Boot == readBootID() && Exiting(j.SupervisorPID, j.SupervisorStart) {
+	if j.Boot == proc.BootID() && proc.Exiting(j.SupervisorPID, j.SupervisorStart) {
 		return false, fmt.Sprintf("supervisor pid %d is exiting or gone (%s not yet released)", j.SupervisorPID, path)
 	}
 	return true, fmt.Sprintf("%s is held (supervisor pid %d)", path, j.SupervisorPID)

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"baton/host/proc"
 	"baton/store"
 )
 
@@ -77,7 +78,7 @@ type supervisor struct {
 	spec        Spec
 	lock        *os.File // runs/<id>.lock, flocked for the life of the process
 	j           *journalWriter
-	p           *proc // the current step's group, cancellation and timeout
+	p           *runProc // the current step's group, cancellation and timeout
 }
 
 // openSupervisor reads the spec, takes the run's lock and records the start. Once it
@@ -97,14 +98,14 @@ func openSupervisor(home, runID string) (*supervisor, error) {
 	j, err := createJournal(journalPath(home, runID))
 	if err == nil {
 		pid := os.Getpid()
-		start, _ := ProcStart(pid)
-		err = j.append(startRec{Type: recStart, At: time.Now().UTC(), PID: pid, Start: start, Boot: readBootID()})
+		start, _ := proc.Start(pid)
+		err = j.append(startRec{Type: recStart, At: time.Now().UTC(), PID: pid, Start: start, Boot: proc.BootID()})
 	}
 	if err != nil {
 		_ = lock.Close()
 		return nil, err
 	}
-	return &supervisor{home: home, runID: runID, spec: spec, lock: lock, j: j, p: &proc{}}, nil
+	return &supervisor{home: home, runID: runID, spec: spec, lock: lock, j: j, p: &runProc{}}, nil
 }
 
 // lockRun creates runs/<id>.lock, flocked by this process. The name only ever exists
@@ -290,7 +291,7 @@ func (s *supervisor) runStep(i int, step store.Step, logf *os.File) (exit *int, 
 	}
 	pid := cmd.Process.Pid
 	s.p.started(pid)
-	start, _ := ProcStart(pid)
+	start, _ := proc.Start(pid)
 	jerr = s.j.append(stepStartRec{Type: recStepStart, At: time.Now().UTC(), Step: i, PID: pid, PGID: pid, Start: start})
 	if jerr != nil {
 		s.p.cancel("journal: " + jerr.Error()) // nothing may run that the journal does not show

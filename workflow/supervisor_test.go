@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"baton/host/proc"
 	"baton/store"
 )
 
@@ -39,7 +40,7 @@ func TestSupervisorRunsStepsAndJournals(t *testing.T) {
 	if code := svExit(t, sup); code != 0 {
 		t.Fatalf("supervisor exit code %d, want 0", code)
 	}
-	if j.SupervisorPID != sup.PID || j.SupervisorStart != sup.Start || j.Boot != readBootID() {
+	if j.SupervisorPID != sup.PID || j.SupervisorStart != sup.Start || j.Boot != proc.BootID() {
 		t.Errorf("start record names pid %d start %d boot %q; the supervisor is %d/%d", j.SupervisorPID, j.SupervisorStart, j.Boot, sup.PID, sup.Start)
 	}
 	if j.Status != store.StatusSucceeded || j.Exit == nil || *j.Exit != 0 || j.Error != "" || len(j.Steps) != 2 {
@@ -121,11 +122,11 @@ func TestSupervisorStepTimeoutKillsGroup(t *testing.T) {
 	if st := j.Steps[0]; st.Exit != nil || !strings.Contains(st.Error, "timed out") {
 		t.Errorf("step record %+v, want no exit code and the timeout", st)
 	}
-	if GroupAlive(j.Steps[0].PGID) {
+	if proc.GroupAlive(j.Steps[0].PGID) {
 		t.Errorf("group %d of the timed-out step is still alive", j.Steps[0].PGID)
 	}
 	if b, err := os.ReadFile(bg); err == nil { // the shell got as far as starting it
-		if pid, _ := strconv.Atoi(strings.TrimSpace(string(b))); Alive(pid, 0) {
+		if pid, _ := strconv.Atoi(strings.TrimSpace(string(b))); proc.Alive(pid, 0) {
 			t.Errorf("the step's background child %d survived the timeout", pid)
 		}
 	}
@@ -147,7 +148,7 @@ func TestSupervisorCancel(t *testing.T) {
 	if !strings.Contains(j.Steps[0].Error, "cancelled: stopped by a test") {
 		t.Errorf("step record %+v does not say it was cancelled", j.Steps[0])
 	}
-	if GroupAlive(pgid) {
+	if proc.GroupAlive(pgid) {
 		t.Errorf("group %d of the cancelled step is still alive", pgid)
 	}
 	if code := svExit(t, sup); code != 0 {
@@ -193,7 +194,7 @@ func TestSupervisorKill9(t *testing.T) {
 	if alive, why := SupervisorAlive(spec.Home, spec.RunID); alive {
 		t.Errorf("SupervisorAlive after kill -9: %s", why)
 	}
-	if !Alive(step.PID, step.Start) {
+	if !proc.Alive(step.PID, step.Start) {
 		t.Errorf("the step %d died with its supervisor; it should be left for the reaper", step.PID)
 	}
 	f, err := os.OpenFile(journalPath(spec.Home, spec.RunID), os.O_WRONLY|os.O_APPEND, 0)
@@ -237,9 +238,9 @@ func TestSupervisorOutlivesStarter(t *testing.T) {
 	if pid == 0 || pid != j.SupervisorPID {
 		t.Fatalf("starter reported supervisor pid %d, journal says %d", pid, j.SupervisorPID)
 	}
-	start, _ := ProcStart(pid)
+	start, _ := proc.Start(pid)
 	t.Cleanup(func() {
-		if Alive(pid, start) {
+		if proc.Alive(pid, start) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		KillRun(spec.Home, &store.Run{ID: spec.RunID}, 10*time.Second)
@@ -251,8 +252,8 @@ func TestSupervisorOutlivesStarter(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = starter.Wait()
-	if !Alive(pid, start) || !Alive(j.Steps[0].PID, j.Steps[0].Start) {
-		t.Fatalf("killing the starter's group killed the supervisor (%v) or its step (%v)", Alive(pid, start), Alive(j.Steps[0].PID, j.Steps[0].Start))
+	if !proc.Alive(pid, start) || !proc.Alive(j.Steps[0].PID, j.Steps[0].Start) {
+		t.Fatalf("killing the starter's group killed the supervisor (%v) or its step (%v)", proc.Alive(pid, start), proc.Alive(j.Steps[0].PID, j.Steps[0].Start))
 	}
 	w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // lets the step finish
 	if err != nil {
