@@ -107,14 +107,20 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// read takes the child's output one line at a time. A last line without its newline is a
+// window killed while it wrote (kill -9 mid-reply): it is dropped, not a protocol error;
+// every complete line must be JSON.
 func (c *child) read(r io.Reader) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil { // end of output: a line without its newline was cut by a kill
+			break
+		}
 		now := time.Now()
 		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			c.t.Errorf("child %d wrote a non-JSON line: %q", c.pid, sc.Text())
+		if err := json.Unmarshal(line, &m); err != nil {
+			c.t.Errorf("child %d wrote a non-JSON line: %q", c.pid, line)
 			continue
 		}
 		c.mu.Lock()
