@@ -95,18 +95,9 @@ func (w *Window) schedulePassAsOf(t *Term, asOf time.Time) time.Time {
 }
 
 func (w *Window) auditDecision(dec workflow.Decision) {
-	data := map[string]any{"schedule": dec.Schedule, "reason": dec.Reason}
-	if !dec.Due.IsZero() {
-		data["due"] = dec.Due
+	if rec := dec.Record(); rec != nil {
+		_ = w.audit.Append(rec)
 	}
-	if dec.Run != "" {
-		data["run"] = dec.Run
-	}
-	if dec.Missed > 0 {
-		data["missed"] = dec.Missed
-		data["running"] = dec.Dues
-	}
-	_ = w.audit.Append(dec.Kind, data)
 }
 
 type schedState struct {

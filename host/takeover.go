@@ -20,18 +20,18 @@ type Takeover struct {
 	TookMS    float64           `json:"took_ms"`
 	Cleaned   []string          `json:"cleaned_temps,omitempty"`
 	Completed time.Time         `json:"completed"`
-	reclaims  []map[string]any  // schedule locks freed by the reap, for the audit log
+	reclaims  []store.Reclaim   // schedule locks freed by the reap, for the audit log
 }
 
 // scheduleLocksOf lists the schedule locks held by runs being reaped, with the evidence
 // that their owner is dead: each becomes a "reclaim" entry in the audit log.
-func scheduleLocksOf(d *store.Doc, reaped []workflow.Orphan) []map[string]any {
-	var out []map[string]any
+func scheduleLocksOf(d *store.Doc, reaped []workflow.Orphan) []store.Reclaim {
+	var out []store.Reclaim
 	for _, o := range reaped {
 		for _, s := range d.Schedules {
 			if s.Lock != nil && s.Lock.Run == o.Run {
-				out = append(out, map[string]any{"schedule": s.ID, "run": o.Run, "owner_pid": o.OwnerPID,
-					"owner_instance": s.Lock.Owner.Instance, "evidence": o.Evidence, "action": o.Action})
+				out = append(out, store.Reclaim{Schedule: s.ID, Run: o.Run, OwnerPID: o.OwnerPID,
+					OwnerInstance: s.Lock.Owner.Instance, Evidence: o.Evidence, Action: o.Action})
 			}
 		}
 	}
@@ -179,14 +179,16 @@ func (w *Window) failTakeover(err error) {
 }
 
 func (w *Window) auditTakeover(tk Takeover) {
-	data := map[string]any{
-		"epoch": tk.Epoch, "new_owner": tk.NewOwner, "reaped": tk.Reaped,
-		"steps": tk.Steps, "took_ms": tk.TookMS, "cleaned_temps": tk.Cleaned,
+	rec := store.Takeover{Epoch: tk.Epoch, NewOwner: tk.NewOwner, OldOwner: tk.OldOwner,
+		TookMS: tk.TookMS, CleanedTemps: tk.Cleaned}
+	for _, o := range tk.Reaped {
+		rec.Reaped = append(rec.Reaped, store.Reaped{Run: o.Run, Workflow: o.Workflow, OwnerPID: o.OwnerPID,
+			Action: o.Action, Evidence: o.Evidence, PGID: o.PGID})
 	}
-	if tk.OldOwner != nil {
-		data["old_owner"] = *tk.OldOwner
+	for _, s := range tk.Steps {
+		rec.Steps = append(rec.Steps, store.TakeoverStep{Name: s.Name, MS: s.MS})
 	}
-	_ = w.audit.Append("takeover", data)
+	_ = w.audit.Append(rec)
 	w.auditReap(tk.Reaped, tk.reclaims, tk.Epoch)
 }
 
@@ -208,14 +210,14 @@ func (w *Window) killOrphans(doc *store.Doc, self store.Owner) []workflow.Orphan
 	return orphans
 }
 
-func (w *Window) auditReap(reaped []workflow.Orphan, reclaims []map[string]any, epoch uint64) {
+func (w *Window) auditReap(reaped []workflow.Orphan, reclaims []store.Reclaim, epoch uint64) {
 	for _, r := range reclaims {
-		r["epoch"] = epoch
-		_ = w.audit.Append("reclaim", r)
+		r.Epoch = epoch
+		_ = w.audit.Append(r)
 	}
 	for _, o := range reaped {
-		_ = w.audit.Append("reap", map[string]any{"run": o.Run, "workflow": o.Workflow,
-			"owner_pid": o.OwnerPID, "action": o.Action, "evidence": o.Evidence, "epoch": epoch})
+		_ = w.audit.Append(store.Reap{Epoch: epoch, Reaped: store.Reaped{Run: o.Run, Workflow: o.Workflow,
+			OwnerPID: o.OwnerPID, Action: o.Action, Evidence: o.Evidence, PGID: o.PGID}})
 	}
 }
 
@@ -262,7 +264,7 @@ func (w *Window) cleanAbandoned(self store.Owner) {
 		return
 	}
 	if rm := store.CleanTemps(w.home, func(tag string) bool { return tagGone(self, tag) }); len(rm) > 0 {
-		_ = w.audit.Append("clean", map[string]any{"removed": rm})
+		_ = w.audit.Append(store.Clean{Removed: rm})
 	}
 	cleanInstances(w.home, self)
 }

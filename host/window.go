@@ -373,7 +373,7 @@ func (w *Window) Close() error {
 	if t != nil {
 		t.engine.Stop("window closed while the run was going")
 		_ = w.st.KeepPrevious()
-		_ = w.audit.Append("shutdown", map[string]any{"epoch": w.epoch(), "instance": w.Self().Instance})
+		_ = w.audit.Append(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
 	}
 	var held, waiting bool
 	ok, emit := w.move(RoleClosed, nil, func() {

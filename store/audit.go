@@ -17,14 +17,165 @@ const AuditName = "audit.log"
 // AuditMaxSize is the size at which the audit log is rotated to audit.log.1.
 const AuditMaxSize = 4 << 20
 
-// Entry is one line of the audit log. Kind names what happened (takeover, reap, reclaim,
-// overrun, skipped, queued, catch_up, cancel, shutdown); Data holds its details.
+// Entry is one line of the audit log, as read back. Kind names what happened (a Record's
+// AuditKind); Data holds its details, the record's JSON fields. Data stays a generic map:
+// the log is read by the Activity tab and by tests across versions, so an entry of a kind
+// this Baton does not know, or with fields it does not know, is still shown in full. Decode
+// gives the typed record of a known kind.
 type Entry struct {
 	Time time.Time      `json:"time"`
 	Kind string         `json:"kind"`
 	PID  int            `json:"pid"`
 	Data map[string]any `json:"data,omitempty"`
 }
+
+// Decode fills rec, a pointer to a record of e's kind (&store.Reap{} for "reap"), from e.
+func (e Entry) Decode(rec Record) error {
+	if rec.AuditKind() != e.Kind {
+		return fmt.Errorf("audit: a %q entry is not a %q record", e.Kind, rec.AuditKind())
+	}
+	b, err := json.Marshal(e.Data)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	if err := json.Unmarshal(b, rec); err != nil {
+		return fmt.Errorf("audit: %s entry: %w", e.Kind, err)
+	}
+	return nil
+}
+
+// Record is one typed audit record: its kind names the entry, its JSON fields are the
+// entry's data. The field names are the log's format: change them only compatibly.
+type Record interface{ AuditKind() string }
+
+// The kinds of audit entries.
+const (
+	KindTakeover = "takeover" // a window became the writer (Takeover)
+	KindReap     = "reap"     // a run whose owner died was failed or queued again (Reap)
+	KindReclaim  = "reclaim"  // a schedule's run lock was freed from a dead owner (Reclaim)
+	KindClean    = "clean"    // abandoned temp files were removed (Clean)
+	KindShutdown = "shutdown" // the writer closed (Shutdown)
+	KindSkipped  = "skipped"  // a schedule skipped an occurrence (Skipped)
+	KindQueued   = "queued"   // a schedule queued an occurrence (Queued)
+	KindReplace  = "replace"  // a schedule's occurrence replaces its live run (Replace)
+	KindCatchUp  = "catch_up" // a schedule handled missed occurrences (CatchUp)
+	KindOverrun  = "overrun"  // a scheduled run went past its max_runtime (Overrun)
+)
+
+// Takeover records one BecomeWriter: the new epoch, the old and new writer, the runs it
+// reaped, how long each step took.
+type Takeover struct {
+	Epoch        uint64         `json:"epoch"`
+	NewOwner     Owner          `json:"new_owner"`
+	OldOwner     *Owner         `json:"old_owner,omitempty"`
+	Reaped       []Reaped       `json:"reaped"`
+	Steps        []TakeoverStep `json:"steps"`
+	TookMS       float64        `json:"took_ms"`
+	CleanedTemps []string       `json:"cleaned_temps"`
+}
+
+// TakeoverStep is how long one named step of a takeover took.
+type TakeoverStep struct {
+	Name string  `json:"name"`
+	MS   float64 `json:"ms"`
+}
+
+// Reaped is a run the reaper failed or queued again because its owner died, and the
+// evidence of that death.
+type Reaped struct {
+	Run      string `json:"run"`
+	Workflow string `json:"workflow"`
+	OwnerPID int    `json:"owner_pid"`
+	Action   string `json:"action"` // workflow.ActionFailed or workflow.ActionRequeued
+	Evidence string `json:"evidence"`
+	PGID     int    `json:"pgid,omitempty"`
+}
+
+// Reap records one reaped run, in the writer epoch that reaped it.
+type Reap struct {
+	Reaped
+	Epoch uint64 `json:"epoch"`
+}
+
+// Reclaim records a schedule's run lock freed because the run's owner died.
+type Reclaim struct {
+	Schedule      string `json:"schedule"`
+	Run           string `json:"run"`
+	OwnerPID      int    `json:"owner_pid"`
+	OwnerInstance string `json:"owner_instance"`
+	Evidence      string `json:"evidence"`
+	Action        string `json:"action"`
+	Epoch         uint64 `json:"epoch"`
+}
+
+// Clean records the abandoned temp files a writer removed.
+type Clean struct {
+	Removed []string `json:"removed"`
+}
+
+// Shutdown records a writer that closed.
+type Shutdown struct {
+	Epoch    uint64 `json:"epoch"`
+	Instance string `json:"instance"`
+}
+
+// ScheduleNote is what every schedule decision records: the schedule, why, and the
+// occurrence and run concerned.
+type ScheduleNote struct {
+	Schedule string    `json:"schedule"`
+	Reason   string    `json:"reason"`
+	Due      time.Time `json:"due,omitzero"`
+	Run      string    `json:"run,omitempty"` // the run started, or the live run in the way
+}
+
+// Skipped records an occurrence skipped because the schedule's run was still going.
+type Skipped struct{ ScheduleNote }
+
+// Queued records an occurrence left waiting for the schedule's live run.
+type Queued struct{ ScheduleNote }
+
+// Replace records an occurrence that cancels the schedule's live run to start.
+type Replace struct{ ScheduleNote }
+
+// Overrun records a scheduled run that went past its schedule's max_runtime.
+type Overrun struct{ ScheduleNote }
+
+// CatchUp records occurrences missed while no writer ran them, and those run for them.
+type CatchUp struct {
+	ScheduleNote
+	Missed  int         `json:"missed"`
+	Running []time.Time `json:"running,omitempty"` // the missed occurrences that run
+}
+
+// AuditKind is "takeover".
+func (Takeover) AuditKind() string { return KindTakeover }
+
+// AuditKind is "reap".
+func (Reap) AuditKind() string { return KindReap }
+
+// AuditKind is "reclaim".
+func (Reclaim) AuditKind() string { return KindReclaim }
+
+// AuditKind is "clean".
+func (Clean) AuditKind() string { return KindClean }
+
+// AuditKind is "shutdown".
+func (Shutdown) AuditKind() string { return KindShutdown }
+
+// AuditKind is "skipped".
+func (Skipped) AuditKind() string { return KindSkipped }
+
+// AuditKind is "queued".
+func (Queued) AuditKind() string { return KindQueued }
+
+// AuditKind is "replace".
+func (Replace) AuditKind() string { return KindReplace }
+
+// AuditKind is "overrun".
+func (Overrun) AuditKind() string { return KindOverrun }
+
+// AuditKind is "catch_up".
+func (CatchUp) AuditKind() string { return KindCatchUp }
 
 // Audit appends entries to the audit log. Only the writer appends. Safe for concurrent use.
 type Audit struct {
@@ -35,10 +186,18 @@ type Audit struct {
 // NewAudit returns the audit log of a home folder.
 func NewAudit(dir string) *Audit { return &Audit{path: filepath.Join(dir, AuditName)} }
 
-// Append writes one entry and fsyncs it. Errors are returned, never fatal.
-func (a *Audit) Append(kind string, data map[string]any) error {
-	e := Entry{Time: time.Now().UTC(), Kind: kind, PID: os.Getpid(), Data: data}
-	line, err := json.Marshal(e)
+// Append writes one record, as an entry of its kind, and fsyncs it. Errors are returned,
+// never fatal.
+func (a *Audit) Append(rec Record) error {
+	if rec == nil {
+		return fmt.Errorf("audit: no record")
+	}
+	line, err := json.Marshal(struct {
+		Time time.Time `json:"time"`
+		Kind string    `json:"kind"`
+		PID  int       `json:"pid"`
+		Data Record    `json:"data"`
+	}{time.Now().UTC(), rec.AuditKind(), os.Getpid(), rec})
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -278,29 +279,80 @@ func (d *Doc) Validate() error {
 	return nil
 }
 
-// Validate checks one workflow definition and says what is wrong, naming the field.
+// Validate checks one workflow definition and says everything that is wrong with it: the
+// error, if any, is a FieldErrors naming each field with a broken rule.
 func (w *Workflow) Validate() error {
-	if w.Name == "" {
-		return fmt.Errorf("name: must not be empty")
-	}
-	if len(w.Name) > 200 {
-		return fmt.Errorf("name: longer than 200 characters")
+	var errs FieldErrors
+	switch {
+	case w.Name == "":
+		errs.Add("name", "must not be empty")
+	case len(w.Name) > 200:
+		errs.Add("name", "longer than 200 characters")
 	}
 	if w.MaxConcurrent < 1 {
-		return fmt.Errorf("max_concurrent: must be at least 1, got %d", w.MaxConcurrent)
+		errs.Add("max_concurrent", fmt.Sprintf("must be at least 1, got %d", w.MaxConcurrent))
 	}
 	switch w.OnOwnerLost {
 	case "fail", "requeue":
 	default:
-		return fmt.Errorf("on_owner_lost: must be \"fail\" or \"requeue\", got %q", w.OnOwnerLost)
+		errs.Add("on_owner_lost", fmt.Sprintf("must be \"fail\" or \"requeue\", got %q", w.OnOwnerLost))
 	}
 	if len(w.Steps) == 0 {
-		return fmt.Errorf("steps: a workflow needs at least one step")
+		errs.Add("steps", "a workflow needs at least one step")
 	}
 	for i, s := range w.Steps {
 		if len(s.Argv) == 0 || s.Argv[0] == "" {
-			return fmt.Errorf("steps[%d].argv: must name a program (argv is empty)", i)
+			errs.Add(fmt.Sprintf("steps[%d].argv", i), "must name a program (argv is empty)")
 		}
 	}
-	return nil
+	return errs.Err()
+}
+
+// SameName reports whether two workflow names are the same to a person: equal once
+// surrounding spaces are trimmed, ignoring case. A new workflow may not take a name that
+// is the same as another's.
+func SameName(a, b string) bool {
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
+
+// FieldError is one broken rule of a definition. Field names the field as the JSON
+// spells it ("name", "max_concurrent", "steps[0].argv", "cron"); Message says what is
+// wrong in plain words, without the field's name.
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+func (e FieldError) Error() string {
+	if e.Field == "" {
+		return e.Message
+	}
+	return e.Field + ": " + e.Message
+}
+
+// FieldErrors is every broken rule of one definition, in the order of its fields. Readers
+// find it with errors.As; whoever returns it wraps it with the sentinel of the failure
+// (ErrInvalid, workflow.ErrInvalid or workflow.ErrConflict): FieldErrors itself matches none.
+type FieldErrors []FieldError
+
+// Add appends a broken rule of field.
+func (es *FieldErrors) Add(field, msg string) {
+	*es = append(*es, FieldError{Field: field, Message: msg})
+}
+
+// Err returns es as an error, or nil when it holds none.
+func (es FieldErrors) Err() error {
+	if len(es) == 0 {
+		return nil
+	}
+	return es
+}
+
+// Error joins the problems: "name: must not be empty; steps: a workflow needs at least one step".
+func (es FieldErrors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "; ")
 }

@@ -60,7 +60,8 @@ type Editor struct {
 	steps    []view.StepDraft
 	dirty    bool
 	loading  bool
-	rev      int // counts edits, so a save that finishes late keeps newer typing
+	rev      int  // counts edits, so a save that finishes late keeps newer typing
+	fixing   bool // Save was pressed with problems: the message counts them until they are gone
 }
 
 func newEditor(m *Main) *Editor {
@@ -150,7 +151,7 @@ func (e *Editor) load(w *store.Workflow) {
 	e.Title.SetText(w.Name)
 	e.Name.Disable() // the core has no rename; duplicate to rename
 	e.setMessage("", widget.MediumImportance)
-	e.validate()
+	e.check()
 	e.updateButtons()
 }
 
@@ -165,7 +166,7 @@ func (e *Editor) draftFrom(w *store.Workflow, name string) {
 	e.Title.SetText("New workflow")
 	e.Name.Enable()
 	e.setMessage("Not saved yet.", widget.MediumImportance)
-	e.validate()
+	e.check()
 	e.updateButtons()
 }
 
@@ -236,7 +237,7 @@ func (e *Editor) changed() {
 	}
 	e.dirty = true
 	e.rev++
-	e.validate()
+	e.check()
 	e.updateButtons()
 }
 
@@ -247,6 +248,7 @@ func (e *Editor) restructure() {
 }
 
 func (e *Editor) setMessage(s string, imp widget.Importance) {
+	e.fixing = false
 	e.Message.Importance = imp
 	e.Message.SetText(s)
 	if s == "" {
@@ -296,11 +298,46 @@ func (e *Editor) Draft() (store.Workflow, map[string]string) {
 	return f.Draft()
 }
 
-// validate shows every message next to its field and returns the definition when it is
-// valid. The rules are the core's (view.WorkflowForm.Validate); the editor adds nothing.
-func (e *Editor) validate() (store.Workflow, bool) {
+// check shows every problem of the definition as typed next to its field, all at once,
+// and returns the definition and its problems. The rules are the core's
+// (view.WorkflowForm.Validate, with the document for a new workflow's name); the editor
+// adds nothing. After a Save refused for problems, the message follows their count.
+func (e *Editor) check() (store.Workflow, map[string]string) {
 	f := e.typed()
-	w, errs := f.Validate()
+	var doc *store.Doc
+	if e.existing == "" {
+		doc = e.m.doc
+	}
+	w, errs := f.Validate(doc)
+	e.showProblems(errs)
+	if e.fixing {
+		if len(errs) == 0 {
+			e.setMessage("", widget.MediumImportance)
+		} else {
+			e.setMessage(view.ProblemsText(errs, e.has), widget.DangerImportance)
+			e.fixing = true
+		}
+	}
+	return w, errs
+}
+
+// validate is the check of Save: it shows every problem next to its field and returns
+// the definition when it is valid; when it is not, the message says so ("Not saved. Fix
+// the 2 problems marked below.").
+func (e *Editor) validate() (store.Workflow, bool) {
+	w, errs := e.check()
+	if len(errs) > 0 {
+		e.setMessage(view.ProblemsText(errs, e.has), widget.DangerImportance)
+		e.fixing = true
+	}
+	return w, len(errs) == 0
+}
+
+// has reports whether the editor has a message label for field.
+func (e *Editor) has(field string) bool { _, ok := e.Errors[field]; return ok }
+
+// showProblems shows each message of errs next to its field and hides the others.
+func (e *Editor) showProblems(errs map[string]string) {
 	for k, l := range e.Errors {
 		if msg, ok := errs[k]; ok {
 			l.SetText(msg)
@@ -309,16 +346,13 @@ func (e *Editor) validate() (store.Workflow, bool) {
 			l.Hide()
 		}
 	}
-	return w, len(errs) == 0
 }
 
-// showError shows an error the core returned for a save next to its field.
+// showError shows the errors the core returned for a save, each next to its field.
 func (e *Editor) showError(err error) {
-	field, fieldMsg, msg := view.SaveError(err, func(k string) bool { _, ok := e.Errors[k]; return ok })
-	if field != "" {
-		l := e.Errors[field]
-		l.SetText(fieldMsg)
-		l.Show()
+	fields, msg := view.SaveError(err, e.has)
+	if len(fields) > 0 {
+		e.showProblems(fields)
 	}
 	e.setMessage(msg, widget.DangerImportance)
 }

@@ -27,12 +27,18 @@ type Schedules struct {
 	MaxRuntime *widget.Entry
 	OnOverrun  *widget.Select
 	Preview    *widget.Label
-	Problem    *widget.Label
 	Message    *widget.Label
 	Note       *widget.Label
 	Save       *widget.Button
 	Pause      *widget.Button
 	Delete     *widget.Button
+	// Problem says, at the top of the form, how many problems are marked beside their
+	// fields, and any problem that belongs to no field.
+	Problem *widget.Label
+	// Errors holds the message beside each field, keyed by the field's name as the core
+	// spells it (view.ScheduleFields): workflow, every, cron, tz, overlap, catch_up,
+	// max_runtime, on_overrun.
+	Errors map[string]*widget.Label
 
 	m       *Main
 	obj     fyne.CanvasObject
@@ -45,7 +51,10 @@ type Schedules struct {
 }
 
 func newSchedules(m *Main) *Schedules {
-	s := &Schedules{m: m}
+	s := &Schedules{m: m, Errors: map[string]*widget.Label{}}
+	for _, k := range view.ScheduleFields {
+		s.Errors[k] = errLabel()
+	}
 	s.List = widget.NewList(func() int { return len(m.doc.Schedules) }, newScheduleRow, s.updateRow)
 	s.List.OnSelected = func(i widget.ListItemID) {
 		if i < len(m.doc.Schedules) && !m.syncing {
@@ -83,15 +92,16 @@ func newSchedules(m *Main) *Schedules {
 	s.Pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), s.togglePause)
 	s.Delete = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), s.delete)
 	s.Delete.Importance = widget.DangerImportance
+	e := s.Errors
 	form := container.New(layout.NewFormLayout(),
-		widget.NewLabel("Workflow"), s.Workflow,
-		widget.NewLabel("Every"), s.Every,
-		widget.NewLabel("Cron"), s.Cron,
-		widget.NewLabel("Time zone"), s.TZ,
-		widget.NewLabel("Overlap"), container.NewVBox(s.Overlap, hint("If the last run is still going: skip, queue one, allow beside it, or replace it.")),
-		widget.NewLabel("Catch-up"), container.NewVBox(s.CatchUp, hint("Occurrences missed while no window ran: none, the latest, or all.")),
-		widget.NewLabel("Max runtime"), s.MaxRuntime,
-		widget.NewLabel("On overrun"), container.NewVBox(s.OnOverrun, hint("A budget, never proof of death: warn, or cancel the run.")),
+		widget.NewLabel("Workflow"), container.NewVBox(s.Workflow, e["workflow"]),
+		widget.NewLabel("Every"), container.NewVBox(s.Every, e["every"]),
+		widget.NewLabel("Cron"), container.NewVBox(s.Cron, e["cron"]),
+		widget.NewLabel("Time zone"), container.NewVBox(s.TZ, e["tz"]),
+		widget.NewLabel("Overlap"), container.NewVBox(s.Overlap, hint("If the last run is still going: skip, queue one, allow beside it, or replace it."), e["overlap"]),
+		widget.NewLabel("Catch-up"), container.NewVBox(s.CatchUp, hint("Occurrences missed while no window ran: none, the latest, or all."), e["catch_up"]),
+		widget.NewLabel("Max runtime"), container.NewVBox(s.MaxRuntime, e["max_runtime"]),
+		widget.NewLabel("On overrun"), container.NewVBox(s.OnOverrun, hint("A budget, never proof of death: warn, or cancel the run."), e["on_overrun"]),
 		widget.NewLabel("Next 5 times"), s.Preview,
 	)
 	actions := container.NewHBox(s.Save, s.Pause, layout.NewSpacer(), s.Delete)
@@ -199,16 +209,34 @@ func (s *Schedules) typed() view.ScheduleForm {
 		MaxRuntime: s.MaxRuntime.Text, Overlap: s.Overlap.Selected, CatchUp: s.CatchUp.Selected, OnOverrun: s.OnOverrun.Selected}
 }
 
-// check validates the draft with the core's rules and previews its next occurrences.
+// check validates the draft with the core's rules, shows every problem beside its field
+// (and how many at the top), and previews its next occurrences.
 func (s *Schedules) check() {
 	f := s.typed()
 	c := f.Check(s.m.doc, s.m.opts.Now())
 	if !c.KeepPreview {
 		s.Preview.SetText(c.Preview)
 	}
-	s.valid = c.Problem == ""
-	if c.Problem != "" {
-		s.Problem.SetText(c.Problem)
+	s.valid = c.Valid()
+	s.showProblems(c.Problems, view.FixText(c.Problems, s.has))
+}
+
+// has reports whether the form has a message label for field.
+func (s *Schedules) has(field string) bool { _, ok := s.Errors[field]; return ok }
+
+// showProblems shows each message of errs beside its field, hides the others, and shows
+// top at the top of the form ("" hides it).
+func (s *Schedules) showProblems(errs map[string]string, top string) {
+	for k, l := range s.Errors {
+		if msg, ok := errs[k]; ok {
+			l.SetText(msg)
+			l.Show()
+		} else {
+			l.Hide()
+		}
+	}
+	if top != "" {
+		s.Problem.SetText(top)
 		s.Problem.Show()
 	} else {
 		s.Problem.Hide()
@@ -239,9 +267,9 @@ func (s *Schedules) core() *host.Intents { return s.m.core.Intents() }
 
 func (s *Schedules) save() {
 	f := s.typed()
-	sc, problem := f.Draft(s.m.doc)
+	sc, errs := f.Draft(s.m.doc)
 	core := s.core()
-	if problem != "" || !s.m.writeable || core == nil {
+	if len(errs) > 0 || !s.m.writeable || core == nil {
 		return
 	}
 	isNew := s.id == ""
@@ -257,7 +285,11 @@ func (s *Schedules) save() {
 		return err
 	}, func(err error) {
 		if err != nil {
-			s.Message.SetText(view.NotSavedText(err))
+			fields, msg := view.SaveError(err, s.has)
+			if len(fields) > 0 {
+				s.showProblems(fields, "")
+			}
+			s.Message.SetText(msg)
 			return
 		}
 		s.m.doc = s.m.core.Snapshot()

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -20,8 +21,8 @@ func TestSchedulesEditPreviewPauseAndReadOnly(t *testing.T) {
 		t.Errorf("preview of 0 3 * * * = %q, want 5 times at 03:00", s.Preview.Text)
 	}
 	test.Type(s.Every, "1h")
-	if !s.Problem.Visible() || !strings.Contains(s.Problem.Text, "not both") {
-		t.Errorf("problem = %q (visible %v), want the core's 'not both'", s.Problem.Text, s.Problem.Visible())
+	if l := s.Errors["every"]; !l.Visible() || !strings.Contains(l.Text, "not both") {
+		t.Errorf("every: %q (visible %v), want the core's 'not both'", l.Text, l.Visible())
 	}
 	if !s.Save.Disabled() {
 		t.Error("Save enabled for an invalid schedule")
@@ -55,5 +56,66 @@ func TestSchedulesEditPreviewPauseAndReadOnly(t *testing.T) {
 	}
 	if !m2.Schedules.Note.Visible() {
 		t.Error("no read-only reason next to the schedule's disabled buttons")
+	}
+}
+
+// TestScheduleProblemsBesideTheirFields (issue 12, bug 12): a cron expression's problem
+// shows beside the Cron field in plain words, never the cron library's text at the top;
+// every problem shows at once, and the top of the form counts them.
+func TestScheduleProblemsBesideTheirFields(t *testing.T) {
+	_, w, m, q := writerUI(t)
+	addWorkflow(t, w, "report", "true")
+	q.waitFor(t, "the workflow listed", func() bool { return m.Workflows.Length() == 1 })
+	s := m.Schedules
+	test.Tap(s.NewButton)
+	s.Every.SetText("")
+	test.Type(s.Cron, "61 * * * *")
+	test.Type(s.TZ, "Mars/Base")
+	if l := s.Errors["cron"]; !l.Visible() || l.Text != "minute must be 0–59, got 61" {
+		t.Errorf("cron: %q (visible %v), want the minute's problem in plain words", l.Text, l.Visible())
+	}
+	if l := s.Errors["tz"]; !l.Visible() || !strings.Contains(l.Text, "Mars/Base") {
+		t.Errorf("tz: %q (visible %v), want the unknown zone beside it", l.Text, l.Visible())
+	}
+	if s.Problem.Text != "Fix the 2 problems marked below." || strings.Contains(s.Problem.Text, "range") {
+		t.Errorf("top of the form: %q", s.Problem.Text)
+	}
+	if !s.Save.Disabled() {
+		t.Error("Save enabled with problems")
+	}
+	s.Cron.SetText("0 3 * * *")
+	s.TZ.SetText("")
+	for k, l := range s.Errors {
+		if l.Visible() {
+			t.Errorf("%s: %q still shown", k, l.Text)
+		}
+	}
+	if s.Problem.Visible() || s.Save.Disabled() {
+		t.Errorf("valid draft: problem %q (visible %v), save disabled %v", s.Problem.Text, s.Problem.Visible(), s.Save.Disabled())
+	}
+}
+
+// TestScheduleSaveRefusedShowsBesideTheField: a rule the core breaks only at save time
+// (the workflow was deleted since the form checked) shows beside its field, and the
+// message says to fix it, not the core's raw text.
+func TestScheduleSaveRefusedShowsBesideTheField(t *testing.T) {
+	_, w, m, q := writerUI(t)
+	addWorkflow(t, w, "report", "true")
+	q.waitFor(t, "the workflow listed", func() bool { return m.Workflows.Length() == 1 })
+	s := m.Schedules
+	test.Tap(s.NewButton)
+	if s.Save.Disabled() {
+		t.Fatal("Save disabled for the new schedule's defaults")
+	}
+	if _, err := w.Intents().DeleteWorkflow(context.Background(), "report"); err != nil {
+		t.Fatal(err)
+	}
+	test.Tap(s.Save)
+	q.waitFor(t, "the refusal beside the workflow", func() bool {
+		l := s.Errors["workflow"]
+		return l.Visible() && l.Text == `no workflow named "report"`
+	})
+	if s.Message.Text != "Not saved. Fix the problem marked below." {
+		t.Errorf("message %q", s.Message.Text)
 	}
 }

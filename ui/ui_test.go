@@ -198,12 +198,70 @@ func TestValidationMessagesNextToFields(t *testing.T) {
 		t.Errorf("saved %+v", *got)
 	}
 
-	// A rule only the core knows at save time: the name is taken.
+	// The core's rule of names needs the document: the name is taken.
 	m.NewWorkflow()
 	test.Type(e.Name, "taken")
 	test.Type(e.Steps[0].Args[0], "true")
 	test.Tap(e.Save)
-	q.waitFor(t, "the conflict next to the name", func() bool { return strings.Contains(shown("name"), "already has this name") })
+	q.waitFor(t, "the conflict next to the name", func() bool { return strings.Contains(shown("name"), "already exists") })
+}
+
+// TestEditorShowsEveryProblemAndSaveSaysWhy (issue 12, bug 3): every problem of a draft
+// shows beside its field at once; Save with problems says so and saves nothing; the
+// message follows the count as they are fixed, and goes when they are.
+func TestEditorShowsEveryProblemAndSaveSaysWhy(t *testing.T) {
+	_, w, m, q := writerUI(t)
+	m.NewWorkflow()
+	e := m.Editor
+	e.MaxConcurrent.SetText("")
+	test.Type(e.MaxConcurrent, "-1")
+	for field, want := range map[string]string{"name": "must not be empty", "max_concurrent": "must be at least 1, got -1",
+		"steps[0].argv": "must name a program"} {
+		if l := e.Errors[field]; !l.Visible() || !strings.Contains(l.Text, want) {
+			t.Errorf("%s: message %q (visible %v), want %q beside it", field, l.Text, l.Visible(), want)
+		}
+	}
+	test.Tap(e.Save)
+	if !e.Message.Visible() || e.Message.Text != "Not saved. Fix the 3 problems marked below." {
+		t.Errorf("after Save with 3 problems the message is %q (visible %v)", e.Message.Text, e.Message.Visible())
+	}
+	test.Type(e.Name, "photos")
+	if e.Message.Text != "Not saved. Fix the 2 problems marked below." {
+		t.Errorf("after fixing one, the message is %q", e.Message.Text)
+	}
+	e.MaxConcurrent.SetText("2")
+	test.Type(e.Steps[0].Args[0], "true")
+	if e.Message.Visible() {
+		t.Errorf("the message %q is still shown with no problem left", e.Message.Text)
+	}
+	if len(w.Snapshot().Workflows) != 0 {
+		t.Fatal("a draft with problems was saved")
+	}
+	test.Tap(e.Save)
+	q.waitFor(t, "the workflow saved", func() bool { return e.existing == "photos" && !e.dirty })
+}
+
+// TestEditorRefusesANameTakenIgnoringCaseAndSpaces (issue 12, bug 4): "Backup " is the
+// name of "backup": the editor says so beside the name, and Save adds nothing.
+func TestEditorRefusesANameTakenIgnoringCaseAndSpaces(t *testing.T) {
+	_, w, m, q := writerUI(t)
+	addWorkflow(t, w, "backup", "true")
+	q.waitFor(t, "the workflow listed", func() bool { return m.Workflows.Length() == 1 })
+	m.NewWorkflow()
+	e := m.Editor
+	test.Type(e.Name, "Backup ")
+	test.Type(e.Steps[0].Args[0], "true")
+	if l := e.Errors["name"]; !l.Visible() || l.Text != `a workflow named "backup" already exists` {
+		t.Errorf("name message %q (visible %v), want the name taken", l.Text, l.Visible())
+	}
+	test.Tap(e.Save)
+	if e.Message.Text != "Not saved. Fix the problem marked below." {
+		t.Errorf("message %q", e.Message.Text)
+	}
+	q.settle(100 * time.Millisecond)
+	if n := len(w.Snapshot().Workflows); n != 1 {
+		t.Errorf("%d workflows, want 1", n)
+	}
 }
 
 func TestRunViewFollowsEvents(t *testing.T) {

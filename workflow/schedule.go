@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,7 +39,9 @@ const DefaultCatchUpWindow = 24 * time.Hour
 const onTime = 5 * time.Second
 
 // NormalizeSchedule fills defaults into s and validates it against d. It sets Created,
-// LastDue (occurrences are counted from now on) and NextDue on a new schedule.
+// LastDue (occurrences are counted from now on) and NextDue on a new schedule. A broken
+// rule is ErrInvalid wrapping a store.FieldErrors that names every field at fault, in
+// plain words (a cron expression's problem says which of its five fields is wrong).
 func NormalizeSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 	if s.Overlap == "" {
 		s.Overlap = OverlapSkip
@@ -49,7 +52,7 @@ func NormalizeSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 	if s.CatchUp == "" {
 		s.CatchUp = CatchUpLatest
 	}
-	if err := validateSchedule(d, s); err != nil {
+	if err := validateSchedule(d, s, now); err != nil {
 		return fmt.Errorf("%w: schedule: %w", ErrInvalid, err)
 	}
 	if s.Created.IsZero() {
@@ -60,48 +63,196 @@ func NormalizeSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 	}
 	next, err := Next(s, s.LastDue)
 	if err != nil {
-		return fmt.Errorf("%w: schedule: %w", ErrInvalid, err)
+		field := "every"
+		if s.Cron != "" {
+			field = "cron"
+		}
+		return fmt.Errorf("%w: schedule: %w", ErrInvalid, store.FieldErrors{{Field: field, Message: err.Error()}})
 	}
 	s.NextDue = next
 	return nil
 }
 
-func validateSchedule(d *store.Doc, s *store.Schedule) error {
-	if s.Workflow == "" || d.Workflow(s.Workflow) == nil {
-		return fmt.Errorf("workflow: no workflow named %q", s.Workflow)
+// validateSchedule returns every broken rule of s as a store.FieldErrors, or nil.
+func validateSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
+	var errs store.FieldErrors
+	switch {
+	case s.Workflow == "":
+		errs.Add("workflow", "choose the workflow to run")
+	case d.Workflow(s.Workflow) == nil:
+		errs.Add("workflow", fmt.Sprintf("no workflow named %q", s.Workflow))
 	}
 	switch {
 	case s.Every > 0 && s.Cron != "":
-		return fmt.Errorf("give either every or cron, not both")
+		errs.Add("every", "give either every or cron, not both")
 	case s.Every == 0 && s.Cron == "":
-		return fmt.Errorf("every or cron: one is required")
+		errs.Add("every", "one of every or cron is required, such as every 1h or cron 0 3 * * *")
 	case s.Cron == "" && s.Every.D() < time.Second:
-		return fmt.Errorf("every: at least 1s, got %s", s.Every.D())
+		errs.Add("every", fmt.Sprintf("must be at least 1s, got %s", s.Every.D()))
+	}
+	loc, tzErr := location(s.TZ)
+	if tzErr != nil {
+		errs.Add("tz", fmt.Sprintf("unknown time zone %q; use a name such as Europe/Paris or UTC", s.TZ))
+		loc = time.UTC
 	}
 	if s.Cron != "" {
-		if _, err := cron.ParseStandard(s.Cron); err != nil {
-			return fmt.Errorf("cron %q: %v", s.Cron, err)
+		if msg := CronProblem(s.Cron); msg != "" {
+			errs.Add("cron", msg)
+		} else if sched, err := parseCron(s.Cron); err == nil && sched.Next(now.In(loc)).IsZero() {
+			errs.Add("cron", "never comes round: no date matches it (such as the 30th of February)")
 		}
-	}
-	if _, err := location(s.TZ); err != nil {
-		return fmt.Errorf("tz %q: %v", s.TZ, err)
 	}
 	switch s.Overlap {
 	case OverlapSkip, OverlapQueue, OverlapAllow, OverlapReplace:
 	default:
-		return fmt.Errorf("overlap: must be skip, queue, allow or replace, got %q", s.Overlap)
+		errs.Add("overlap", fmt.Sprintf("must be skip, queue, allow or replace, got %q", s.Overlap))
 	}
 	switch s.OnOverrun {
 	case "warn", "cancel":
 	default:
-		return fmt.Errorf("on_overrun: must be warn or cancel, got %q", s.OnOverrun)
+		errs.Add("on_overrun", fmt.Sprintf("must be warn or cancel, got %q", s.OnOverrun))
 	}
 	switch s.CatchUp {
 	case CatchUpNone, CatchUpLatest, CatchUpAll:
 	default:
-		return fmt.Errorf("catch_up: must be none, latest or all, got %q", s.CatchUp)
+		errs.Add("catch_up", fmt.Sprintf("must be none, latest or all, got %q", s.CatchUp))
 	}
-	return nil
+	return errs.Err()
+}
+
+// cronField is one of the five fields of a cron expression, with its bounds and the
+// names it accepts (as github.com/robfig/cron's standard parser reads them).
+type cronField struct {
+	name     string
+	min, max int
+	names    []string // names[i] stands for min+i
+}
+
+var cronFields = [5]cronField{
+	{"minute", 0, 59, nil},
+	{"hour", 0, 23, nil},
+	{"day of month", 1, 31, nil},
+	{"month", 1, 12, []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
+	{"weekday", 0, 6, []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}},
+}
+
+// bounds says which values the field takes: "0–59", "1–12 or jan–dec".
+func (f cronField) bounds() string {
+	b := fmt.Sprintf("%d–%d", f.min, f.max)
+	if f.names != nil {
+		b += " or " + f.names[0] + "–" + f.names[len(f.names)-1]
+	}
+	return b
+}
+
+// value reads one value of the field: a number or a name.
+func (f cronField) value(s string) (int, bool) {
+	for i, n := range f.names {
+		if strings.EqualFold(s, n) {
+			return f.min + i, true
+		}
+	}
+	v, err := strconv.Atoi(s)
+	return v, err == nil
+}
+
+// problems lists what is wrong with expr as the value of this field, in plain words.
+func (f cronField) problems(expr string) []string {
+	var out []string
+	parts := strings.FieldsFunc(expr, func(r rune) bool { return r == ',' })
+	if len(parts) == 0 {
+		return []string{fmt.Sprintf("%s is empty; write %s or *", f.name, f.bounds())}
+	}
+	for _, part := range parts {
+		rangeStep := strings.Split(part, "/")
+		if len(rangeStep) > 2 {
+			out = append(out, fmt.Sprintf("%s %q has more than one /", f.name, part))
+			continue
+		}
+		if len(rangeStep) == 2 {
+			if n, err := strconv.Atoi(rangeStep[1]); err != nil || n < 1 {
+				out = append(out, fmt.Sprintf("%s step after / must be a whole number of at least 1, got %q", f.name, rangeStep[1]))
+			}
+		}
+		lowHigh := strings.Split(rangeStep[0], "-")
+		if lowHigh[0] == "*" || lowHigh[0] == "?" {
+			continue
+		}
+		if len(lowHigh) > 2 {
+			out = append(out, fmt.Sprintf("%s %q has more than one -", f.name, part))
+			continue
+		}
+		vals := make([]int, 0, 2)
+		for _, t := range lowHigh {
+			v, ok := f.value(t)
+			if !ok {
+				out = append(out, fmt.Sprintf("%s must be %s, got %q", f.name, f.bounds(), part))
+				break
+			}
+			if v < f.min || v > f.max {
+				out = append(out, fmt.Sprintf("%s must be %s, got %d", f.name, f.bounds(), v))
+				break
+			}
+			vals = append(vals, v)
+		}
+		if len(vals) == 2 && vals[0] > vals[1] {
+			out = append(out, fmt.Sprintf("%s range %s goes backwards; write the smaller value first", f.name, rangeStep[0]))
+		}
+	}
+	return out
+}
+
+// CronProblem says in plain words what is wrong with a cron expression, or "" if nothing
+// is: "minute must be 0–59, got 61". It accepts what the scheduler runs: five fields
+// (minute hour day-of-month month weekday), the shortcuts @hourly, @daily, @weekly,
+// @monthly, @yearly and @every DURATION, and a TZ= or CRON_TZ= prefix.
+func CronProblem(spec string) string {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return "is empty; write five fields such as 0 3 * * *"
+	}
+	if strings.HasPrefix(spec, "TZ=") || strings.HasPrefix(spec, "CRON_TZ=") {
+		prefix, rest, ok := strings.Cut(spec, " ")
+		_, tz, _ := strings.Cut(prefix, "=")
+		if _, err := time.LoadLocation(tz); err != nil || tz == "" {
+			return fmt.Sprintf("unknown time zone %q in %s", tz, prefix)
+		}
+		if spec = strings.TrimSpace(rest); !ok || spec == "" {
+			return fmt.Sprintf("after %s give the schedule, such as %s 0 3 * * *", prefix, prefix)
+		}
+	}
+	if strings.HasPrefix(spec, "@") {
+		if _, err := cron.ParseStandard(spec); err == nil {
+			return ""
+		}
+		if d, ok := strings.CutPrefix(spec, "@every "); ok {
+			return fmt.Sprintf("@every needs a duration such as @every 1h30m, got %q", strings.TrimSpace(d))
+		}
+		return fmt.Sprintf("unknown shortcut %q; use @hourly, @daily, @weekly, @monthly, @yearly or @every 1h", spec)
+	}
+	fields := strings.Fields(spec)
+	if len(fields) != len(cronFields) {
+		return fmt.Sprintf("needs 5 fields (minute hour day-of-month month weekday), got %d", len(fields))
+	}
+	var out []string
+	for i, f := range fields {
+		out = append(out, cronFields[i].problems(f)...)
+	}
+	if len(out) == 0 {
+		if _, err := cron.ParseStandard(spec); err != nil { // a form the checks above let through
+			out = append(out, "is not a cron expression Baton understands ("+err.Error()+")")
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// parseCron parses a cron expression that CronProblem accepts; it never panics (the
+// library does on "TZ=UTC" with nothing after it).
+func parseCron(spec string) (cron.Schedule, error) {
+	if msg := CronProblem(spec); msg != "" {
+		return nil, fmt.Errorf("cron %q: %s", spec, msg)
+	}
+	return cron.ParseStandard(strings.TrimSpace(spec))
 }
 
 func location(tz string) (*time.Location, error) {
@@ -113,9 +264,10 @@ func location(tz string) (*time.Location, error) {
 
 // Next returns the first occurrence of s strictly after t. An every-schedule's
 // occurrences are Created + k*every; a cron schedule's follow its expression in its tz.
+// A cron expression no date matches is an error, never the zero time.
 func Next(s *store.Schedule, t time.Time) (time.Time, error) {
 	if s.Cron != "" {
-		sched, err := cron.ParseStandard(s.Cron)
+		sched, err := parseCron(s.Cron)
 		if err != nil {
 			return time.Time{}, err
 		}
@@ -123,7 +275,11 @@ func Next(s *store.Schedule, t time.Time) (time.Time, error) {
 		if err != nil {
 			return time.Time{}, err
 		}
-		return sched.Next(t.In(loc)).UTC(), nil
+		next := sched.Next(t.In(loc))
+		if next.IsZero() {
+			return time.Time{}, fmt.Errorf("cron %q never comes round after %s", s.Cron, t.Format(time.RFC3339))
+		}
+		return next.UTC(), nil
 	}
 	every := s.Every.D()
 	if every <= 0 {
@@ -150,10 +306,21 @@ func NextTimes(s *store.Schedule, t time.Time, n int) ([]time.Time, error) {
 	return out, nil
 }
 
+// Decision kinds. Every kind but started is recorded in the audit log (Record); a
+// started run is its own record.
+const (
+	DecisionStarted = "started"
+	DecisionSkipped = store.KindSkipped
+	DecisionQueued  = store.KindQueued
+	DecisionCatchUp = store.KindCatchUp
+	DecisionReplace = store.KindReplace
+	DecisionOverrun = store.KindOverrun
+)
+
 // Decision is one thing a scheduler pass did or asks its caller to do, for the audit log
 // and the executor.
 type Decision struct {
-	Kind     string      `json:"kind"` // started, skipped, queued, catch_up, replace, overrun
+	Kind     string      `json:"kind"` // a Decision kind: started, skipped, queued, catch_up, replace, overrun
 	Schedule string      `json:"schedule"`
 	Due      time.Time   `json:"due,omitzero"`
 	Run      string      `json:"run,omitempty"`    // the run started, or the live run in the way
@@ -161,6 +328,25 @@ type Decision struct {
 	Reason   string      `json:"reason,omitempty"`
 	Missed   int         `json:"missed,omitempty"`
 	Dues     []time.Time `json:"-"`
+}
+
+// Record is the audit record of the decision, or nil for one that is not recorded
+// (started, or a kind this version does not know).
+func (dec Decision) Record() store.Record {
+	note := store.ScheduleNote{Schedule: dec.Schedule, Reason: dec.Reason, Due: dec.Due, Run: dec.Run}
+	switch dec.Kind {
+	case DecisionSkipped:
+		return store.Skipped{ScheduleNote: note}
+	case DecisionQueued:
+		return store.Queued{ScheduleNote: note}
+	case DecisionReplace:
+		return store.Replace{ScheduleNote: note}
+	case DecisionOverrun:
+		return store.Overrun{ScheduleNote: note}
+	case DecisionCatchUp:
+		return store.CatchUp{ScheduleNote: note, Missed: dec.Missed, Running: dec.Dues}
+	}
+	return nil
 }
 
 // Tick handles every occurrence of every schedule due at now, inside the save that
@@ -233,7 +419,7 @@ func catchUp(s *store.Schedule, dues []time.Time, now time.Time) ([]time.Time, [
 	if len(late) == 0 {
 		return fresh, nil
 	}
-	dec := Decision{Kind: "catch_up", Schedule: s.ID, Missed: len(late), Reason: s.CatchUp}
+	dec := Decision{Kind: DecisionCatchUp, Schedule: s.ID, Missed: len(late), Reason: s.CatchUp}
 	var keep []time.Time
 	switch s.CatchUp {
 	case CatchUpNone:
@@ -285,17 +471,17 @@ func occur(d *store.Doc, s *store.Schedule, due, now time.Time, owner store.Owne
 		return []Decision{startOccurrence(d, s, due, now, owner)}
 	case OverlapQueue:
 		if len(s.Pending) > 0 {
-			return []Decision{{Kind: "queued", Schedule: s.ID, Due: due, Run: live.ID,
+			return []Decision{{Kind: DecisionQueued, Schedule: s.ID, Due: due, Run: live.ID,
 				Reason: fmt.Sprintf("collapsed into the waiting occurrence of %s", s.Pending[0].Format(time.RFC3339))}}
 		}
 		s.Pending = append(s.Pending, due)
-		return []Decision{{Kind: "queued", Schedule: s.ID, Due: due, Run: live.ID, Reason: "waits for the live run to end"}}
+		return []Decision{{Kind: DecisionQueued, Schedule: s.ID, Due: due, Run: live.ID, Reason: "waits for the live run to end"}}
 	case OverlapReplace:
 		s.Pending = []time.Time{due}
-		return []Decision{{Kind: "replace", Schedule: s.ID, Due: due, Run: live.ID, Cancel: live.ID,
+		return []Decision{{Kind: DecisionReplace, Schedule: s.ID, Due: due, Run: live.ID, Cancel: live.ID,
 			Reason: "replaces the live run once its process group is gone"}}
 	}
-	return []Decision{{Kind: "skipped", Schedule: s.ID, Due: due, Run: live.ID,
+	return []Decision{{Kind: DecisionSkipped, Schedule: s.ID, Due: due, Run: live.ID,
 		Reason: fmt.Sprintf("run %s of this schedule is still running", live.ID)}}
 }
 
@@ -316,14 +502,14 @@ func liveRun(d *store.Doc, s *store.Schedule) *store.Run {
 func startOccurrence(d *store.Doc, s *store.Schedule, due, now time.Time, owner store.Owner) Decision {
 	run, err := Enqueue(d, s.Workflow, "schedule "+s.ID, now)
 	if err != nil {
-		return Decision{Kind: "skipped", Schedule: s.ID, Due: due, Reason: err.Error()}
+		return Decision{Kind: DecisionSkipped, Schedule: s.ID, Due: due, Reason: err.Error()}
 	}
 	r := d.Run(run.ID)
 	r.Schedule, r.Due = s.ID, due.UTC()
 	if s.Lock == nil {
 		s.Lock = &store.RunLock{Run: r.ID, Owner: owner, Since: now.UTC()}
 	}
-	return Decision{Kind: "started", Schedule: s.ID, Due: due, Run: r.ID}
+	return Decision{Kind: DecisionStarted, Schedule: s.ID, Due: due, Run: r.ID}
 }
 
 // startPending starts the oldest waiting occurrence if the schedule's lock is free.
@@ -354,7 +540,7 @@ func Overruns(d *store.Doc, now time.Time) []Decision {
 			continue
 		}
 		r.Overrun = true
-		dec := Decision{Kind: "overrun", Schedule: s.ID, Due: r.Due, Run: r.ID,
+		dec := Decision{Kind: DecisionOverrun, Schedule: s.ID, Due: r.Due, Run: r.ID,
 			Reason: fmt.Sprintf("running for %s, past max_runtime %s; on_overrun %s", now.Sub(r.Started).Round(time.Millisecond), s.MaxRuntime.D(), s.OnOverrun)}
 		if s.OnOverrun == "cancel" {
 			dec.Cancel = r.ID

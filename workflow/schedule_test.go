@@ -1,11 +1,15 @@
 package workflow
 
 import (
+	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robfig/cron/v3"
 
 	"baton/store"
 )
@@ -395,4 +399,141 @@ func TestTickAsOfHandlesOnlyWhatWasDueThen(t *testing.T) {
 			t.Fatalf("dues %v, want 1m then 2m (3m found a live run and was skipped)", dues)
 		}
 	})
+}
+
+// TestScheduleValidationNamesEveryField: a schedule's validation returns every broken rule
+// at once, each naming its field, wrapped in ErrInvalid.
+func TestScheduleValidationNamesEveryField(t *testing.T) {
+	d := &store.Doc{Schema: store.SchemaVersion}
+	_, err := AddSchedule(d, store.Schedule{Workflow: "nope", Every: store.Duration(time.Minute), Cron: "61 * * * *", TZ: "Mars/Base",
+		Overlap: "sometimes", CatchUp: "most", OnOverrun: "explode"}, t0)
+	var fe store.FieldErrors
+	if !errors.Is(err, ErrInvalid) || !errors.As(err, &fe) {
+		t.Fatalf("AddSchedule = %v, want ErrInvalid around FieldErrors", err)
+	}
+	got := map[string]string{}
+	for _, e := range fe {
+		got[e.Field] = e.Message
+	}
+	want := map[string]string{
+		"workflow":   `no workflow named "nope"`,
+		"every":      "give either every or cron, not both",
+		"tz":         `unknown time zone "Mars/Base"; use a name such as Europe/Paris or UTC`,
+		"cron":       "minute must be 0–59, got 61",
+		"overlap":    `must be skip, queue, allow or replace, got "sometimes"`,
+		"on_overrun": `must be warn or cancel, got "explode"`,
+		"catch_up":   `must be none, latest or all, got "most"`,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("problems:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestCronProblemsInPlainWords: what is wrong with a cron expression is said in plain
+// words naming the field at fault, never in the cron library's words; what the library
+// accepts is accepted, and an expression the library panics on is refused.
+func TestCronProblemsInPlainWords(t *testing.T) {
+	for spec, want := range map[string]string{
+		"61 * * * *":                  "minute must be 0–59, got 61",
+		"0 24 * * *":                  "hour must be 0–23, got 24",
+		"0 3 0 * *":                   "day of month must be 1–31, got 0",
+		"0 3 * 13 *":                  "month must be 1–12 or jan–dec, got 13",
+		"0 3 * * 7":                   "weekday must be 0–6 or sun–sat, got 7",
+		"0 3 * * funday":              `weekday must be 0–6 or sun–sat, got "funday"`,
+		"x 3 * * *":                   `minute must be 0–59, got "x"`,
+		"-5 3 * * *":                  `minute must be 0–59, got "-5"`,
+		"30-10 3 * * *":               "minute range 30-10 goes backwards; write the smaller value first",
+		"*/0 3 * * *":                 `minute step after / must be a whole number of at least 1, got "0"`,
+		"1/2/3 * * * *":               `minute "1/2/3" has more than one /`,
+		"1-2-3 * * * *":               `minute "1-2-3" has more than one -`,
+		"61 25 * * *":                 "minute must be 0–59, got 61; hour must be 0–23, got 25",
+		"* * *":                       "needs 5 fields (minute hour day-of-month month weekday), got 3",
+		"0 0 3 * * *":                 "needs 5 fields (minute hour day-of-month month weekday), got 6",
+		"":                            "is empty; write five fields such as 0 3 * * *",
+		"@sometimes":                  `unknown shortcut "@sometimes"; use @hourly, @daily, @weekly, @monthly, @yearly or @every 1h`,
+		"@every soon":                 `@every needs a duration such as @every 1h30m, got "soon"`,
+		"TZ=UTC":                      "after TZ=UTC give the schedule, such as TZ=UTC 0 3 * * *",
+		"CRON_TZ=Mars/Base 0 3 * * *": `unknown time zone "Mars/Base" in CRON_TZ=Mars/Base`,
+	} {
+		if got := CronProblem(spec); got != want {
+			t.Errorf("CronProblem(%q) = %q, want %q", spec, got, want)
+		}
+	}
+	for _, spec := range []string{"0 3 * * *", "*/15 9-17 * * mon-fri", "0 0 1 jan,jul *", "5,10,15 * * * *", "30 2/3 * * 0",
+		"@daily", "@every 90s", "TZ=Europe/Paris 0 3 * * *", "? * * * *", " 0 3 * * * "} {
+		if got := CronProblem(spec); got != "" {
+			t.Errorf("CronProblem(%q) = %q, want none", spec, got)
+		}
+		if _, err := cron.ParseStandard(strings.TrimSpace(spec)); err != nil {
+			t.Errorf("the library refuses %q, which CronProblem accepts: %v", spec, err)
+		}
+	}
+	d := &store.Doc{Schema: store.SchemaVersion}
+	AddWorkflow(d, store.Workflow{Name: "wf", Steps: []store.Step{{Argv: []string{"true"}}}})
+	if _, err := AddSchedule(d, store.Schedule{Workflow: "wf", Cron: "TZ=UTC"}, t0); !errors.Is(err, ErrInvalid) { // the library panics on it
+		t.Errorf("cron TZ=UTC: %v, want invalid", err)
+	}
+}
+
+// TestCronThatNeverComesIsRefused: an expression no date matches is refused when saved,
+// and one already in a document stops the scheduler's pass instead of spinning in it.
+func TestCronThatNeverComesIsRefused(t *testing.T) {
+	d := &store.Doc{Schema: store.SchemaVersion}
+	AddWorkflow(d, store.Workflow{Name: "wf", Steps: []store.Step{{Argv: []string{"true"}}}})
+	_, err := AddSchedule(d, store.Schedule{Workflow: "wf", Cron: "0 0 30 2 *"}, t0)
+	var fe store.FieldErrors
+	if !errors.As(err, &fe) || len(fe) != 1 || fe[0] != (store.FieldError{Field: "cron", Message: "never comes round: no date matches it (such as the 30th of February)"}) {
+		t.Fatalf("cron 0 0 30 2 *: %v, want refused as never coming", err)
+	}
+	d.Schedules = append(d.Schedules, store.Schedule{ID: "s1", Workflow: "wf", Cron: "0 0 30 2 *", Created: t0, LastDue: t0})
+	if _, err := Next(&d.Schedules[0], t0); err == nil {
+		t.Error("Next of a cron that never comes returned no error")
+	}
+	done := make(chan []Decision)
+	go func() { done <- Tick(d, t0.Add(time.Hour), me) }()
+	select {
+	case decs := <-done:
+		if len(decs) != 0 || len(d.Runs) != 0 {
+			t.Errorf("tick: %v, runs %d", kinds(decs), len(d.Runs))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a tick over a cron that never comes did not return")
+	}
+}
+
+// TestWorkflowNamesTrimmedAndUniqueIgnoringCase: the core trims a workflow's name and
+// refuses a new one equal to another's ignoring case and surrounding spaces, naming the
+// field. (Workflow rules; kept here as this package's test file for definitions.)
+func TestWorkflowNamesTrimmedAndUniqueIgnoringCase(t *testing.T) {
+	d := &store.Doc{Schema: store.SchemaVersion}
+	step := []store.Step{{Argv: []string{"true"}, Name: " copy "}}
+	if err := AddWorkflow(d, store.Workflow{Name: " backup ", Steps: step}); err != nil {
+		t.Fatal(err)
+	}
+	if w := d.Workflows[0]; w.Name != "backup" || w.Steps[0].Name != "copy" {
+		t.Errorf("stored name %q, step %q; want them trimmed", w.Name, w.Steps[0].Name)
+	}
+	for _, name := range []string{"backup", "Backup ", "  BACKUP", "backup\t"} {
+		err := AddWorkflow(d, store.Workflow{Name: name, Steps: step})
+		var fe store.FieldErrors
+		if !errors.Is(err, ErrConflict) || errors.Is(err, ErrInvalid) || !errors.As(err, &fe) || len(fe) != 1 || fe[0].Field != "name" {
+			t.Errorf("AddWorkflow(%q) = %v, want a conflict on the name", name, err)
+		}
+	}
+	if len(d.Workflows) != 1 {
+		t.Errorf("%d workflows, want 1", len(d.Workflows))
+	}
+	if err := UpdateWorkflow(d, store.Workflow{Name: "backup", MaxConcurrent: 2, Steps: step}); err != nil || d.Workflows[0].MaxConcurrent != 2 {
+		t.Errorf("update: %v", err)
+	}
+	// An update names the workflow exactly as stored: it never renames one, nor finds it
+	// by a look-alike (the control channel restores masked secrets by the exact name).
+	if err := UpdateWorkflow(d, store.Workflow{Name: "Backup ", Steps: step}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("update of a look-alike name: %v, want not found", err)
+	}
+	err := AddWorkflow(d, store.Workflow{Name: "   ", MaxConcurrent: -1, Steps: []store.Step{{}}})
+	var fe store.FieldErrors
+	if !errors.Is(err, ErrInvalid) || !errors.As(err, &fe) || len(fe) != 3 {
+		t.Errorf("a blank name, a bad lane and an empty argv: %v, want 3 field errors", err)
+	}
 }

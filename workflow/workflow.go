@@ -8,13 +8,16 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"baton/store"
 )
 
-// Normalize fills defaults into a workflow definition and validates it.
+// Normalize trims the name, fills defaults into a workflow definition and validates it.
+// A broken rule is ErrInvalid wrapping a store.FieldErrors that names every field at fault.
 func Normalize(w *store.Workflow) error {
+	w.Name = strings.TrimSpace(w.Name)
 	if w.MaxConcurrent == 0 {
 		w.MaxConcurrent = 1
 	}
@@ -22,6 +25,7 @@ func Normalize(w *store.Workflow) error {
 		w.OnOwnerLost = "fail"
 	}
 	for i := range w.Steps {
+		w.Steps[i].Name = strings.TrimSpace(w.Steps[i].Name)
 		if w.Steps[i].Name == "" {
 			w.Steps[i].Name = fmt.Sprintf("step %d", i+1)
 		}
@@ -32,28 +36,45 @@ func Normalize(w *store.Workflow) error {
 	return nil
 }
 
-// AddWorkflow adds a new definition to d. A duplicate name is ErrConflict.
+// NameTaken returns nil if a new workflow may be named name in d, else ErrConflict
+// wrapping a store.FieldErrors for the name: another workflow has the same name
+// ignoring case and surrounding spaces (store.SameName).
+func NameTaken(d *store.Doc, name string) error {
+	for i := range d.Workflows {
+		if other := d.Workflows[i].Name; store.SameName(other, name) {
+			return fmt.Errorf("%w: %w", ErrConflict,
+				store.FieldErrors{{Field: "name", Message: fmt.Sprintf("a workflow named %q already exists", other)}})
+		}
+	}
+	return nil
+}
+
+// AddWorkflow adds a new definition to d. A name another workflow has (ignoring case and
+// surrounding spaces) is ErrConflict.
 func AddWorkflow(d *store.Doc, w store.Workflow) error {
 	if err := Normalize(&w); err != nil {
 		return err
 	}
-	if d.Workflow(w.Name) != nil {
-		return fmt.Errorf("%w: a workflow named %q already exists", ErrConflict, w.Name)
+	if err := NameTaken(d, w.Name); err != nil {
+		return err
 	}
 	d.Workflows = append(d.Workflows, w.Clone())
 	return nil
 }
 
-// UpdateWorkflow replaces the definition with the same name. Running runs keep the steps
-// they started with.
+// UpdateWorkflow replaces the definition with the same name, exactly as stored (an update
+// never renames, so a name is not trimmed here). Running runs keep the steps they
+// started with.
 func UpdateWorkflow(d *store.Doc, w store.Workflow) error {
+	name := w.Name
 	if err := Normalize(&w); err != nil {
 		return err
 	}
-	cur := d.Workflow(w.Name)
+	cur := d.Workflow(name)
 	if cur == nil {
-		return fmt.Errorf("%w: no workflow named %q", ErrNotFound, w.Name)
+		return fmt.Errorf("%w: no workflow named %q", ErrNotFound, name)
 	}
+	w.Name = cur.Name
 	*cur = w.Clone()
 	return nil
 }

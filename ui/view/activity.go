@@ -25,39 +25,55 @@ func AppendActivity(dst []Activity, es []store.Entry, now time.Time) []Activity 
 	return dst
 }
 
-// Describe says what an audit entry records, in words.
+// Describe says what an audit entry records, in words. The takeover and reap records are
+// read typed (store.Entry.Decode); the others from the entry's data, whose other details
+// are listed after the sentence, so an older or newer entry still shows everything.
 func Describe(e store.Entry) string {
 	d := e.Data
 	who := fmt.Sprintf("Window pid %d", e.PID)
 	switch e.Kind {
-	case "takeover":
-		s := who + " became the writer"
-		if o, ok := d["old_owner"].(map[string]any); ok {
-			s += fmt.Sprintf(", taking over from pid %v", num(o["pid"]))
+	case store.KindTakeover:
+		var tk store.Takeover
+		if e.Decode(&tk) != nil {
+			break
 		}
-		if n := count(d["reaped"]); n > 0 {
+		s := who + " became the writer"
+		if tk.OldOwner != nil {
+			s += fmt.Sprintf(", taking over from pid %d", tk.OldOwner.PID)
+		}
+		if n := len(tk.Reaped); n > 0 {
 			s += "; it reaped " + Plural(n, "run", "runs") + " the old writer left running"
 		}
-		return s + fmt.Sprintf(" (epoch %v, %v ms)", num(d["epoch"]), d["took_ms"])
-	case "reap":
+		return s + fmt.Sprintf(" (epoch %d, %v ms)", tk.Epoch, tk.TookMS)
+	case store.KindReap:
+		var r store.Reap
+		if e.Decode(&r) != nil {
+			break
+		}
 		act := "failed"
-		if a, _ := d["action"].(string); a == workflow.ActionRequeued {
+		if r.Action == workflow.ActionRequeued {
 			act = "queued again"
 		}
-		return fmt.Sprintf("Run %v of %v was %s: its window pid %v had died (%v)", d["run"], d["workflow"], act, num(d["owner_pid"]), d["evidence"])
-	case "reclaim":
+		return fmt.Sprintf("Run %s of %s was %s: its window pid %d had died (%s)", r.Run, r.Workflow, act, r.OwnerPID, r.Evidence)
+	case store.KindReclaim:
 		return fmt.Sprintf("Schedule %v: its run lock was reclaimed from dead window pid %v", d["schedule"], num(d["owner_pid"])) + rest(d, "schedule", "owner_pid")
-	case "overrun":
-		return fmt.Sprintf("Run %v of %v ran past its time budget", d["run"], d["workflow"]) + rest(d, "run", "workflow")
-	case "skipped":
+	case store.KindOverrun:
+		s := fmt.Sprintf("Run %v", d["run"])
+		if wf, ok := d["workflow"]; ok {
+			s += fmt.Sprintf(" of %v", wf)
+		}
+		return s + " ran past its time budget" + rest(d, "run", "workflow")
+	case store.KindSkipped:
 		return fmt.Sprintf("Schedule %v skipped an occurrence because a run was still going", d["schedule"]) + rest(d, "schedule")
-	case "queued":
+	case store.KindQueued:
 		return fmt.Sprintf("Schedule %v queued an occurrence behind a running run", d["schedule"]) + rest(d, "schedule")
-	case "catch_up":
+	case store.KindReplace:
+		return fmt.Sprintf("Schedule %v replaced its running run with a new occurrence", d["schedule"]) + rest(d, "schedule")
+	case store.KindCatchUp:
 		return fmt.Sprintf("Schedule %v caught up on missed occurrences", d["schedule"]) + rest(d, "schedule")
-	case "cancel":
+	case "cancel": // no version of Baton writes it; kept as the Activity tab always read it
 		return fmt.Sprintf("Run %v was cancelled", d["run"]) + rest(d, "run")
-	case "shutdown":
+	case store.KindShutdown:
 		return who + " closed and stopped writing"
 	}
 	return fmt.Sprintf("%s: %s", e.Kind, who) + rest(d)
@@ -94,11 +110,4 @@ func num(v any) any {
 		return int64(f)
 	}
 	return v
-}
-
-func count(v any) int {
-	if a, ok := v.([]any); ok {
-		return len(a)
-	}
-	return 0
 }

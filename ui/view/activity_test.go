@@ -1,9 +1,14 @@
 package view
 
 import (
+	"fmt"
+	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"baton/store"
+	"baton/workflow"
 )
 
 func TestDescribe(t *testing.T) {
@@ -50,5 +55,53 @@ func TestAppendActivityNewestFirst(t *testing.T) {
 	want := []Activity{{"11:00:05", "Window pid 2 closed and stopped writing"}, {"3 May 10:00:00", "Window pid 1 closed and stopped writing"}}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("activity %+v, want %+v", got, want)
+	}
+}
+
+// TestDescribeRecordsAsWritten describes the records the core writes, through the log
+// file: each reads as a sentence with its details, none with a missing value.
+func TestDescribeRecordsAsWritten(t *testing.T) {
+	a := store.NewAudit(t.TempDir())
+	due := time.Date(2026, 5, 4, 3, 0, 0, 0, time.UTC)
+	note := store.ScheduleNote{Schedule: "s1", Reason: "why", Due: due, Run: "r1"}
+	recs := []store.Record{
+		store.Takeover{Epoch: 3, OldOwner: &store.Owner{PID: 41}, NewOwner: store.Owner{PID: 9}, TookMS: 1.5,
+			Reaped: []store.Reaped{{Run: "r1", Workflow: "w", OwnerPID: 41, Action: workflow.ActionFailed, Evidence: "gone"}}},
+		store.Reap{Epoch: 3, Reaped: store.Reaped{Run: "r1", Workflow: "w", OwnerPID: 41, Action: workflow.ActionRequeued, Evidence: "gone"}},
+		store.Reclaim{Schedule: "s1", Run: "r1", OwnerPID: 41, OwnerInstance: "i", Evidence: "gone", Action: "failed", Epoch: 3},
+		store.Clean{Removed: []string{".tmp-1"}},
+		store.Shutdown{Epoch: 3, Instance: "i"},
+		store.Skipped{ScheduleNote: note}, store.Queued{ScheduleNote: note}, store.Replace{ScheduleNote: note},
+		store.Overrun{ScheduleNote: note}, store.CatchUp{ScheduleNote: note, Missed: 2},
+	}
+	for _, r := range recs {
+		if err := a.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	es, err := a.Read(0)
+	if err != nil || len(es) != len(recs) {
+		t.Fatalf("read %d entries (%v), want %d", len(es), err, len(recs))
+	}
+	want := []string{
+		"Window pid %d became the writer, taking over from pid 41; it reaped 1 run the old writer left running (epoch 3, 1.5 ms)",
+		"Run r1 of w was queued again: its window pid 41 had died (gone)",
+		"Schedule s1: its run lock was reclaimed from dead window pid 41; action failed; epoch 3; evidence gone; owner instance i; run r1",
+		"clean: Window pid %d; removed [.tmp-1]",
+		"Window pid %d closed and stopped writing",
+		"Schedule s1 skipped an occurrence because a run was still going; due 2026-05-04T03:00:00Z; reason why; run r1",
+		"Schedule s1 queued an occurrence behind a running run; due 2026-05-04T03:00:00Z; reason why; run r1",
+		"Schedule s1 replaced its running run with a new occurrence; due 2026-05-04T03:00:00Z; reason why; run r1",
+		"Run r1 ran past its time budget; due 2026-05-04T03:00:00Z; reason why; schedule s1",
+		"Schedule s1 caught up on missed occurrences; due 2026-05-04T03:00:00Z; missed 2; reason why; run r1",
+	}
+	for i, e := range es {
+		w := want[i]
+		if strings.Contains(w, "%d") {
+			w = fmt.Sprintf(w, os.Getpid())
+		}
+		if got := Describe(e); got != w {
+			t.Errorf("Describe(%s):\n got %q\nwant %q", e.Kind, got, w)
+		}
 	}
 }

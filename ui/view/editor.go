@@ -3,7 +3,7 @@ package view
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -97,15 +97,30 @@ func (f *WorkflowForm) Draft() (store.Workflow, map[string]string) {
 func StepField(i int, f string) string { return fmt.Sprintf("steps[%d].%s", i, f) }
 
 // Validate returns the definition as typed and every message, keyed by field: the
-// parsing messages of Draft, else the first rule of the core (workflow.Normalize) it
-// breaks. The editor adds only parsing; the rules are the core's.
-func (f *WorkflowForm) Validate() (store.Workflow, map[string]string) {
+// parsing messages of Draft, and every rule of the core (workflow.Normalize) it breaks in
+// a field that parses. With doc (a new workflow's), a name another workflow of doc has
+// is a problem too (workflow.NameTaken). The editor adds only parsing; the rules are the
+// core's, read from its store.FieldErrors.
+func (f *WorkflowForm) Validate(doc *store.Doc) (store.Workflow, map[string]string) {
 	w, errs := f.Draft()
-	if len(errs) == 0 {
-		c := w.Clone()
-		if err := workflow.Normalize(&c); err != nil {
-			k, msg := FieldOf(err)
-			errs[k] = msg
+	c := w.Clone()
+	add := func(err error) {
+		core, ok := FieldProblems(err)
+		if !ok {
+			core = map[string]string{"": ErrText(err)}
+		}
+		for k, msg := range core {
+			if _, parsed := errs[k]; !parsed {
+				errs[k] = msg
+			}
+		}
+	}
+	if err := workflow.Normalize(&c); err != nil {
+		add(err)
+	}
+	if _, bad := errs["name"]; !bad && doc != nil {
+		if err := workflow.NameTaken(doc, c.Name); err != nil {
+			add(err)
 		}
 	}
 	return w, errs
@@ -139,30 +154,79 @@ func parseEnv(text string) (map[string]string, string) {
 	return env, ""
 }
 
-var fieldRE = regexp.MustCompile(`(name|max_concurrent|on_owner_lost|steps\[\d+\]\.argv|steps): (.*)$`)
-
-// FieldOf finds the field an error of the core names and the message for it; the field
-// is "" when the error names none.
-func FieldOf(err error) (string, string) {
-	s := err.Error()
-	if errors.Is(err, workflow.ErrConflict) && strings.Contains(s, "already exists") {
-		return "name", "another workflow already has this name"
+// FieldProblems returns the broken rules an error of the core names, keyed by field as
+// the core spells it (two rules of one field are joined), and whether it names any. It
+// reads the core's store.FieldErrors (errors.As), never the error's text.
+func FieldProblems(err error) (map[string]string, bool) {
+	var fe store.FieldErrors
+	if !errors.As(err, &fe) || len(fe) == 0 {
+		return nil, false
 	}
-	if m := fieldRE.FindStringSubmatch(s); m != nil {
-		return m[1], m[2]
+	out := make(map[string]string, len(fe))
+	for _, e := range fe {
+		if old, ok := out[e.Field]; ok {
+			out[e.Field] = old + "; " + e.Message
+		} else {
+			out[e.Field] = e.Message
+		}
 	}
-	return "", s
+	return out, true
 }
 
-// SaveError says where an error the core returned for a save is shown: a rule broken
-// (invalid or conflict) that names a field the editor has (has) goes next to that field
-// (field, fieldMsg); message is the editor's message in every case.
-func SaveError(err error, has func(field string) bool) (field, fieldMsg, message string) {
-	k, msg := FieldOf(err)
-	if has(k) && (errors.Is(err, workflow.ErrInvalid) || errors.Is(err, workflow.ErrConflict)) {
-		return k, msg, "Not saved: " + msg
+// FixText says what to do about the problems errs of a form whose fields are has: how
+// many are marked beside their fields ("Fix the 2 problems marked below."), and in words
+// those the form has no place for. It is "" when errs is empty.
+func FixText(errs map[string]string, has func(field string) bool) string {
+	marked := 0
+	var other []string
+	for _, k := range slices.Sorted(maps.Keys(errs)) {
+		switch {
+		case has(k):
+			marked++
+		case k == "":
+			other = append(other, errs[k])
+		default:
+			other = append(other, k+": "+errs[k])
+		}
 	}
-	return "", "", NotSavedText(err)
+	var parts []string
+	switch {
+	case marked == 1:
+		parts = append(parts, "Fix the problem marked below.")
+	case marked > 1:
+		parts = append(parts, fmt.Sprintf("Fix the %d problems marked below.", marked))
+	}
+	if len(other) > 0 {
+		parts = append(parts, strings.Join(other, "; "))
+	}
+	return strings.Join(parts, " ")
+}
+
+// ProblemsText is a form's message when Save is pressed while it has the problems errs:
+// "Not saved. Fix the 2 problems marked below."
+func ProblemsText(errs map[string]string, has func(field string) bool) string {
+	t := FixText(errs, has)
+	if strings.HasPrefix(t, "Fix the ") {
+		return "Not saved. " + t
+	}
+	return "Not saved: " + t
+}
+
+// SaveError says where the errors the core returned for a save are shown: each rule
+// broken (invalid or conflict) that names a field the form has (has) goes beside that
+// field (fields); message is the form's message in every case.
+func SaveError(err error, has func(field string) bool) (fields map[string]string, message string) {
+	errs, ok := FieldProblems(err)
+	if !ok || !(errors.Is(err, workflow.ErrInvalid) || errors.Is(err, workflow.ErrConflict)) {
+		return nil, NotSavedText(err)
+	}
+	fields = make(map[string]string, len(errs))
+	for k, msg := range errs {
+		if has(k) {
+			fields[k] = msg
+		}
+	}
+	return fields, ProblemsText(errs, has)
 }
 
 // NotSavedText says that a save failed, and why.

@@ -3,6 +3,7 @@ package view
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -78,46 +79,102 @@ func TestDraftParsing(t *testing.T) {
 
 func TestValidateUsesTheCoresRules(t *testing.T) {
 	for _, c := range []struct {
-		f     WorkflowForm
-		field string
+		f      WorkflowForm
+		fields []string
 	}{
-		{WorkflowForm{MaxConcurrent: "1", Steps: []StepDraft{{Argv: []string{"x"}}}}, "name"},
-		{WorkflowForm{Name: "n", MaxConcurrent: "-1", Steps: []StepDraft{{Argv: []string{"x"}}}}, "max_concurrent"},
-		{WorkflowForm{Name: "n", Steps: []StepDraft{{Argv: []string{"x"}}, {Argv: []string{""}}}}, "steps[1].argv"},
-		{WorkflowForm{Name: "n", MaxConcurrent: "x", Steps: []StepDraft{{Argv: []string{""}}}}, "max_concurrent"}, // parsing first
-		{WorkflowForm{Name: "n", Steps: []StepDraft{{Argv: []string{"true"}}}}, ""},
+		{WorkflowForm{MaxConcurrent: "1", Steps: []StepDraft{{Argv: []string{"x"}}}}, []string{"name"}},
+		{WorkflowForm{Name: "n", MaxConcurrent: "-1", Steps: []StepDraft{{Argv: []string{"x"}}}}, []string{"max_concurrent"}},
+		{WorkflowForm{Name: "n", Steps: []StepDraft{{Argv: []string{"x"}}, {Argv: []string{""}}}}, []string{"steps[1].argv"}},
+		// A field that does not parse has its parsing message; the core's rules of the others show beside it.
+		{WorkflowForm{Name: "n", MaxConcurrent: "x", Steps: []StepDraft{{Argv: []string{""}}}}, []string{"max_concurrent", "steps[0].argv"}},
+		{WorkflowForm{Name: "n", Steps: []StepDraft{{Argv: []string{"true"}}}}, nil},
 	} {
-		_, errs := c.f.Validate()
-		if c.field == "" && len(errs) != 0 || c.field != "" && (len(errs) != 1 || errs[c.field] == "") {
-			t.Errorf("Validate(%+v) = %v, want a message for %q only", c.f, errs, c.field)
+		_, errs := c.f.Validate(nil)
+		if got := slices.Sorted(maps.Keys(errs)); !slices.Equal(got, c.fields) {
+			t.Errorf("Validate(%+v) = %v, want messages for %q", c.f, errs, c.fields)
 		}
 	}
 }
 
-func TestFieldOfAndSaveError(t *testing.T) {
-	has := func(k string) bool { return k == "name" || k == "steps[0].argv" }
-	for _, c := range []struct {
-		err                      error
-		field, fieldMsg, message string
-	}{
-		{fmt.Errorf("%w: a workflow named %q already exists", workflow.ErrConflict, "x"), "name", "another workflow already has this name",
-			"Not saved: another workflow already has this name"},
-		{fmt.Errorf("%w: workflow %q: steps[0].argv: must name a program", workflow.ErrInvalid, "x"), "steps[0].argv", "must name a program",
-			"Not saved: must name a program"},
-		// A field this editor does not have (a step since removed): the message only.
-		{fmt.Errorf("%w: workflow %q: steps[3].argv: must name a program", workflow.ErrInvalid, "x"), "", "",
-			`Not saved: invalid: workflow "x": steps[3].argv: must name a program`},
-		// A field-like message that is not a rule broken is not put next to the field.
-		{errors.New("name: disk full"), "", "", "Not saved: name: disk full"},
-		{&host.ReadOnlyError{WriterPID: 4}, "", "", "Not saved: read-only: window pid 4 is the writer; make changes there"},
-	} {
-		f, fm, m := SaveError(c.err, has)
-		if f != c.field || fm != c.fieldMsg || m != c.message {
-			t.Errorf("SaveError(%v) = %q %q %q, want %q %q %q", c.err, f, fm, m, c.field, c.fieldMsg, c.message)
+// TestValidateShowsEveryProblemAtOnce: every broken rule of the form has its message at
+// once, each keyed by its field; the core's messages carry no field prefix.
+func TestValidateShowsEveryProblemAtOnce(t *testing.T) {
+	f := WorkflowForm{Name: "  ", MaxConcurrent: "-1", OnOwnerLost: "sometimes", Steps: []StepDraft{
+		{Argv: []string{""}}, {Argv: []string{""}, Timeout: "soon"}, {Argv: []string{"true"}, Env: "NOEQUALS"}}}
+	_, errs := f.Validate(nil)
+	want := []string{"max_concurrent", "name", "on_owner_lost", "steps[0].argv", "steps[1].argv", "steps[1].timeout", "steps[2].env"}
+	if got := slices.Sorted(maps.Keys(errs)); !slices.Equal(got, want) {
+		t.Fatalf("messages for %q, want %q: %v", got, want, errs)
+	}
+	if errs["max_concurrent"] != "must be at least 1, got -1" || errs["name"] != "must not be empty" {
+		t.Errorf("messages %v, want the core's words without the field's name", errs)
+	}
+	has := func(k string) bool { return k != "steps[2].env" } // a field the form would lack
+	if got, want := ProblemsText(errs, has), "Not saved. Fix the 6 problems marked below. steps[2].env: "+errs["steps[2].env"]; got != want {
+		t.Errorf("ProblemsText = %q, want %q", got, want)
+	}
+	all := func(string) bool { return true }
+	if got := ProblemsText(map[string]string{"name": "x"}, all); got != "Not saved. Fix the problem marked below." {
+		t.Errorf("one problem: %q", got)
+	}
+	if got := FixText(nil, all); got != "" {
+		t.Errorf("no problem: %q", got)
+	}
+}
+
+// TestValidateRefusesATakenName: a new workflow may not take a name another has, ignoring
+// case and surrounding spaces; the core's rule, shown beside the name before saving.
+func TestValidateRefusesATakenName(t *testing.T) {
+	doc := &store.Doc{Workflows: []store.Workflow{{Name: "backup"}}}
+	for _, name := range []string{"backup", "Backup ", "  BACKUP"} {
+		f := WorkflowForm{Name: name, Steps: []StepDraft{{Argv: []string{"true"}}}}
+		_, errs := f.Validate(doc)
+		if len(errs) != 1 || errs["name"] != `a workflow named "backup" already exists` {
+			t.Errorf("Validate(name %q) = %v, want the name taken", name, errs)
+		}
+		if _, errs := f.Validate(nil); len(errs) != 0 {
+			t.Errorf("Validate(name %q) without a document = %v, want none (an existing workflow)", name, errs)
 		}
 	}
-	if k, msg := FieldOf(errors.New("something else")); k != "" || msg != "something else" {
-		t.Errorf("FieldOf(other) = %q %q", k, msg)
+	f := WorkflowForm{Name: "backup2", Steps: []StepDraft{{Argv: []string{"true"}}}}
+	if _, errs := f.Validate(doc); len(errs) != 0 {
+		t.Errorf("a free name: %v", errs)
+	}
+}
+
+func TestSaveError(t *testing.T) {
+	has := func(k string) bool { return k == "name" || k == "steps[0].argv" || k == "max_concurrent" }
+	doc := &store.Doc{Schema: store.SchemaVersion}
+	good := store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}}
+	if err := workflow.AddWorkflow(doc, good); err != nil {
+		t.Fatal(err)
+	}
+	taken := workflow.AddWorkflow(doc, store.Workflow{Name: " X", Steps: []store.Step{{Argv: []string{"true"}}}})
+	twoBad := workflow.AddWorkflow(doc, store.Workflow{Name: "y", MaxConcurrent: -1, Steps: []store.Step{{}}})
+	gone := workflow.AddWorkflow(doc, store.Workflow{Name: "z", Steps: []store.Step{{Argv: []string{"true"}}, {}, {}, {}}})
+	docErr := fmt.Errorf("%w: workflows[0]: %w", store.ErrInvalid, store.FieldErrors{{Field: "name", Message: "must not be empty"}})
+	for _, c := range []struct {
+		err     error
+		fields  map[string]string
+		message string
+	}{
+		{taken, map[string]string{"name": `a workflow named "x" already exists`}, "Not saved. Fix the problem marked below."},
+		{twoBad, map[string]string{"max_concurrent": "must be at least 1, got -1", "steps[0].argv": "must name a program (argv is empty)"},
+			"Not saved. Fix the 2 problems marked below."},
+		// A field this editor does not have (a step since removed): in the message.
+		{gone, map[string]string{}, "Not saved: steps[1].argv: must name a program (argv is empty); steps[2].argv: must name a program (argv is empty); steps[3].argv: must name a program (argv is empty)"},
+		// Field errors of the document, not of this save's definition, are not put next to a field.
+		{docErr, nil, "Not saved: invalid document: workflows[0]: name: must not be empty"},
+		{errors.New("name: disk full"), nil, "Not saved: name: disk full"},
+		{&host.ReadOnlyError{WriterPID: 4}, nil, "Not saved: read-only: window pid 4 is the writer; make changes there"},
+	} {
+		f, m := SaveError(c.err, has)
+		if !maps.Equal(f, c.fields) || m != c.message {
+			t.Errorf("SaveError(%v) = %v %q, want %v %q", c.err, f, m, c.fields, c.message)
+		}
+	}
+	if errs, ok := FieldProblems(errors.New("something else")); ok || errs != nil {
+		t.Errorf("FieldProblems(other) = %v %v", errs, ok)
 	}
 }
 

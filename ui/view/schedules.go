@@ -91,73 +91,87 @@ func ScheduleFormOf(sc *store.Schedule) ScheduleForm {
 		Overlap: sc.Overlap, CatchUp: sc.CatchUp, MaxRuntime: DurText(sc.MaxRuntime), OnOverrun: sc.OnOverrun}
 }
 
+// ScheduleFields are the fields of the schedule form, as the core spells them (the keys of
+// a ScheduleCheck's Problems).
+var ScheduleFields = []string{"workflow", "every", "cron", "tz", "overlap", "catch_up", "max_runtime", "on_overrun"}
+
 // Draft returns the schedule as typed, with what the form does not show (paused, the
-// watermark, the catch-up window) kept from doc's copy, or what does not parse.
-func (f *ScheduleForm) Draft(doc *store.Doc) (store.Schedule, string) {
+// watermark, the catch-up window) kept from doc's copy, and the messages of the fields
+// that do not parse, keyed by field (every, max_runtime).
+func (f *ScheduleForm) Draft(doc *store.Doc) (store.Schedule, map[string]string) {
 	sc := store.Schedule{ID: f.ID, Workflow: f.Workflow, Cron: strings.TrimSpace(f.Cron), TZ: strings.TrimSpace(f.TZ),
 		Overlap: f.Overlap, CatchUp: f.CatchUp, OnOverrun: f.OnOverrun}
 	if cur := doc.Schedule(f.ID); cur != nil {
 		sc.Paused, sc.Watermark, sc.CatchUpWindow = cur.Paused, cur.Watermark, cur.CatchUpWindow
 	}
+	errs := map[string]string{}
 	for _, d := range []struct {
-		name string
-		text string
-		to   *store.Duration
-	}{{"every", f.Every, &sc.Every}, {"max runtime", f.MaxRuntime, &sc.MaxRuntime}} {
+		field string
+		text  string
+		to    *store.Duration
+	}{{"every", f.Every, &sc.Every}, {"max_runtime", f.MaxRuntime, &sc.MaxRuntime}} {
 		t := strings.TrimSpace(d.text)
 		if t == "" {
 			continue
 		}
 		v, err := time.ParseDuration(t)
 		if err != nil || v < 0 {
-			return sc, fmt.Sprintf("%s: must be a duration such as 15m or 1h, not %q", d.name, t)
+			errs[d.field] = fmt.Sprintf("must be a duration such as 15m or 1h, not %q", t)
+			continue
 		}
 		*d.to = store.Duration(v)
 	}
-	return sc, ""
+	return sc, errs
 }
 
-// ScheduleCheck is what the form shows of a draft: the core's first complaint, or a
+// ScheduleCheck is what the form shows of a draft: every problem, beside its field, or a
 // preview of its next occurrences.
 type ScheduleCheck struct {
-	Problem     string // "" when the draft is valid
+	// Problems are the messages of the draft, keyed by field as the core spells it
+	// (ScheduleFields; "" for a problem of no one field): parsing first, then the core's
+	// rules (workflow.NormalizeSchedule) of the fields that parse. Empty when valid.
+	Problems    map[string]string
 	Preview     string // the next 5 times, one a line
 	KeepPreview bool   // the preview could not be computed: leave the last one
 }
 
-// CheckSchedule validates the draft of f with the core's rules (workflow.NormalizeSchedule)
-// and previews its next 5 occurrences.
+// Valid reports whether the draft has no problem.
+func (c *ScheduleCheck) Valid() bool { return len(c.Problems) == 0 }
+
+// Check validates the draft of f with the core's rules (workflow.NormalizeSchedule),
+// reading every problem from its store.FieldErrors, and previews its next 5 occurrences.
 func (f *ScheduleForm) Check(doc *store.Doc, now time.Time) ScheduleCheck {
-	sc, problem := f.Draft(doc)
-	var c ScheduleCheck
-	if problem == "" {
-		cp := sc.Clone()
-		if cur := doc.Schedule(f.ID); cur != nil && cp.Every == cur.Every && cp.Cron == cur.Cron {
-			cp.Created, cp.LastDue = cur.Created, cur.LastDue
+	sc, errs := f.Draft(doc)
+	c := ScheduleCheck{Problems: errs}
+	cp := sc.Clone()
+	if cur := doc.Schedule(f.ID); cur != nil && cp.Every == cur.Every && cp.Cron == cur.Cron {
+		cp.Created, cp.LastDue = cur.Created, cur.LastDue
+	}
+	if err := workflow.NormalizeSchedule(doc, &cp, now); err != nil {
+		core, ok := FieldProblems(err)
+		if !ok {
+			core = map[string]string{"": ErrText(err)}
 		}
-		if err := workflow.NormalizeSchedule(doc, &cp, now); err != nil {
-			_, problem = cut(err.Error(), "schedule: ")
-		} else if times, err := workflow.NextTimes(&cp, now, 5); err == nil {
-			var parts []string
-			for _, t := range times {
-				parts = append(parts, t.Local().Format("Mon 2 Jan 15:04"))
+		for k, msg := range core {
+			if _, parsed := errs[k]; !parsed {
+				errs[k] = msg
 			}
-			c.Preview = strings.Join(parts, "\n")
-		} else {
-			c.KeepPreview = true
 		}
 	}
-	if problem != "" {
-		c.Problem, c.Preview, c.KeepPreview = problem, "—", false
+	if len(errs) > 0 {
+		c.Preview = "—"
+		return c
+	}
+	if times, err := workflow.NextTimes(&cp, now, 5); err == nil {
+		var parts []string
+		for _, t := range times {
+			parts = append(parts, t.Local().Format("Mon 2 Jan 15:04"))
+		}
+		c.Preview = strings.Join(parts, "\n")
+	} else {
+		c.KeepPreview = true
 	}
 	return c
-}
-
-func cut(s, sep string) (string, string) {
-	if i := strings.LastIndex(s, sep); i >= 0 {
-		return s[:i], s[i+len(sep):]
-	}
-	return "", s
 }
 
 // ScheduleControls are which of the schedule form's controls are enabled, the pause

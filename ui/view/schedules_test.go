@@ -1,6 +1,8 @@
 package view
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,23 +43,26 @@ func TestScheduleFormRoundTrip(t *testing.T) {
 	}
 	f.Cron, f.TZ = " 0 3 * * * ", " UTC "
 	f.Every = ""
-	sc, problem := f.Draft(doc)
-	if problem != "" || sc.Cron != "0 3 * * *" || sc.TZ != "UTC" || sc.Every != 0 || sc.MaxRuntime.D() != 90*time.Minute {
-		t.Errorf("draft %+v, problem %q", sc, problem)
+	sc, problems := f.Draft(doc)
+	if len(problems) != 0 || sc.Cron != "0 3 * * *" || sc.TZ != "UTC" || sc.Every != 0 || sc.MaxRuntime.D() != 90*time.Minute {
+		t.Errorf("draft %+v, problems %v", sc, problems)
 	}
 	// What the form does not show is kept from the saved schedule.
 	if !sc.Paused || sc.Watermark != &wm || sc.CatchUpWindow.D() != time.Minute || sc.OnOverrun != "cancel" || sc.CatchUp != "all" {
 		t.Errorf("draft lost the saved schedule's hidden fields: %+v", sc)
 	}
 	for _, c := range []struct {
-		every, max, want string
+		every, max string
+		want       map[string]string
 	}{
-		{"soon", "", `every: must be a duration such as 15m or 1h, not "soon"`},
-		{"1h", "-1h", `max runtime: must be a duration such as 15m or 1h, not "-1h"`},
+		{"soon", "", map[string]string{"every": `must be a duration such as 15m or 1h, not "soon"`}},
+		{"1h", "-1h", map[string]string{"max_runtime": `must be a duration such as 15m or 1h, not "-1h"`}},
+		{"soon", "-1h", map[string]string{"every": `must be a duration such as 15m or 1h, not "soon"`,
+			"max_runtime": `must be a duration such as 15m or 1h, not "-1h"`}},
 	} {
 		f := ScheduleForm{Workflow: "report", Every: c.every, MaxRuntime: c.max}
-		if _, problem := f.Draft(doc); problem != c.want {
-			t.Errorf("Draft(every %q, max %q) problem %q, want %q", c.every, c.max, problem, c.want)
+		if _, problems := f.Draft(doc); !maps.Equal(problems, c.want) {
+			t.Errorf("Draft(every %q, max %q) problems %v, want %v", c.every, c.max, problems, c.want)
 		}
 	}
 	if d := DurText(0); d != "" {
@@ -70,7 +75,7 @@ func TestScheduleCheck(t *testing.T) {
 	doc := &store.Doc{Workflows: []store.Workflow{{Name: "report"}}}
 	nightly := ScheduleForm{Workflow: "report", Cron: "0 3 * * *"}
 	c := nightly.Check(doc, now)
-	if c.Problem != "" || strings.Count(c.Preview, "03:00") != 5 || strings.Count(c.Preview, "\n") != 4 || c.KeepPreview {
+	if !c.Valid() || strings.Count(c.Preview, "03:00") != 5 || strings.Count(c.Preview, "\n") != 4 || c.KeepPreview {
 		t.Errorf("nightly: %+v, want 5 times at 03:00", c)
 	}
 	for _, f := range []ScheduleForm{
@@ -79,13 +84,41 @@ func TestScheduleCheck(t *testing.T) {
 		{Workflow: "report", Every: "later"},                 // does not parse
 	} {
 		c := f.Check(doc, now)
-		if c.Problem == "" || c.Preview != "—" || c.KeepPreview {
+		if c.Valid() || c.Preview != "—" || c.KeepPreview {
 			t.Errorf("Check(%+v) = %+v, want a problem and no preview", f, c)
 		}
 	}
-	if c := (&ScheduleForm{Workflow: "report", Cron: "0 3 * * *", Every: "1h"}).Check(doc, now); !strings.Contains(c.Problem, "not both") ||
-		strings.HasPrefix(c.Problem, "invalid") {
-		t.Errorf("problem %q, want the core's words without its prefix", c.Problem)
+	if c := (&ScheduleForm{Workflow: "report", Cron: "0 3 * * *", Every: "1h"}).Check(doc, now); c.Problems["every"] != "give either every or cron, not both" {
+		t.Errorf("problems %v, want the core's words beside every, without a prefix", c.Problems)
+	}
+}
+
+// TestScheduleCheckEveryProblemBesideItsField: every problem of a schedule draft is keyed
+// by its field, at once, in plain words: a cron expression's problem names which of its
+// fields is wrong, never the cron library's text.
+func TestScheduleCheckEveryProblemBesideItsField(t *testing.T) {
+	now := time.Date(2026, 5, 4, 12, 0, 0, 0, time.Local)
+	doc := &store.Doc{Workflows: []store.Workflow{{Name: "report"}}}
+	f := ScheduleForm{Workflow: "gone", Cron: "61 * * * *", TZ: "Mars/Base", MaxRuntime: "x", Overlap: "sideways"}
+	c := f.Check(doc, now)
+	want := map[string]string{
+		"workflow":    `no workflow named "gone"`,
+		"cron":        "minute must be 0–59, got 61",
+		"tz":          `unknown time zone "Mars/Base"; use a name such as Europe/Paris or UTC`,
+		"max_runtime": `must be a duration such as 15m or 1h, not "x"`,
+		"overlap":     `must be skip, queue, allow or replace, got "sideways"`,
+	}
+	if !maps.Equal(c.Problems, want) {
+		t.Errorf("problems:\n got %v\nwant %v", c.Problems, want)
+	}
+	for k := range c.Problems {
+		if !slices.Contains(ScheduleFields, k) {
+			t.Errorf("problem for %q, a field the form does not have", k)
+		}
+	}
+	has := func(k string) bool { return slices.Contains(ScheduleFields, k) }
+	if got := FixText(c.Problems, has); got != "Fix the 5 problems marked below." {
+		t.Errorf("FixText = %q", got)
 	}
 }
 
