@@ -12,12 +12,12 @@ import (
 	"os/signal"
 	"syscall"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
 	"baton/host"
 	"baton/ui"
 	_ "baton/ui/quietlocale" // no "Fyne error: Error parsing user locale C" under LANG=C.UTF-8
+	"baton/workflow"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -26,6 +26,9 @@ var version = "0.1.0-dev"
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == workflow.SuperviseArg { // a run's supervisor: no Fyne, no shell
+		return workflow.SuperviseMain(args[1:])
+	}
 	if len(args) > 0 && args[0] == "tick" {
 		return tick(args[1:], stdout, stderr)
 	}
@@ -82,7 +85,15 @@ func runWindow(home string, opts host.Options, stderr io.Writer) int {
 	}()
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-	go func() { <-stop; fyne.Do(m.Quit) }()
+	go func() {
+		// A signal closes the core gracefully (runs recorded, state.lock released) and
+		// exits without tearing the window down: Fyne 2.7.1 can crash on a pointer event
+		// that reaches a window while it is destroyed, and a signal needs no goodbye.
+		<-stop
+		m.Stop()
+		_ = w.Close()
+		os.Exit(0)
+	}()
 	m.Win.SetMaster()
 	m.Win.ShowAndRun()
 	m.Stop()

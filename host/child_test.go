@@ -1,6 +1,7 @@
 package host
 
 import (
+	"baton/workflow"
 	"bufio"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,9 @@ import (
 // state.lock and real kill -9.
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg { // a run's supervisor
+		os.Exit(workflow.SuperviseMain(os.Args[2:]))
+	}
 	switch os.Getenv("BATON_TEST_CHILD") {
 	case "headless":
 		os.Exit(childMain())

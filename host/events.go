@@ -27,6 +27,7 @@ type Event struct {
 	Epoch      uint64    `json:"epoch,omitempty"`
 	Generation uint64    `json:"generation,omitempty"`
 	Reaped     []string  `json:"reaped,omitempty"`
+	Adopted    []string  `json:"adopted,omitempty"`
 	TookMS     float64   `json:"took_ms,omitempty"`
 	Problem    string    `json:"problem,omitempty"`
 	Run        string    `json:"run,omitempty"`
@@ -42,7 +43,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	case EventRole:
 		m["role"], m["writer_pid"], m["epoch"] = e.Role, e.WriterPID, e.Epoch
 		if e.Role == RoleWriter {
-			m["reaped"], m["took_ms"] = nonNil(e.Reaped), e.TookMS
+			m["reaped"], m["adopted"], m["took_ms"] = nonNil(e.Reaped), nonNil(e.Adopted), e.TookMS
 		}
 		if e.Problem != "" {
 			m["problem"] = e.Problem

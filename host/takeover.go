@@ -14,7 +14,8 @@ type Takeover struct {
 	Epoch     uint64            `json:"epoch"`
 	OldOwner  *store.Owner      `json:"old_owner,omitempty"`
 	NewOwner  store.Owner       `json:"new_owner"`
-	Reaped    []workflow.Orphan `json:"reaped"`
+	Reaped    []workflow.Orphan `json:"reaped"`            // runs of dead owners failed, re-queued or recorded from their journal
+	Adopted   []workflow.Orphan `json:"adopted,omitempty"` // runs whose supervisors live on, now followed by this window
 	Steps     []StepTiming      `json:"steps"`
 	Took      time.Duration     `json:"-"`
 	TookMS    float64           `json:"took_ms"`
@@ -84,7 +85,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	tk.Epoch = w.st.BeginEpoch()
 	step("3.epoch")
 
-	tk.Reaped = w.killOrphans(doc, self)
+	tk.Reaped, tk.Adopted = w.killOrphans(doc, self, false)
 	// Temp files of saves whose creator is gone (a crashed writer's) go now; a file whose
 	// creator lives is left alone (the deletion rule: see store.CleanTemps).
 	w.lastClean.Store(time.Now().UnixNano())
@@ -97,13 +98,14 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	me.Since = w.opts.Now().UTC()
 	saved, err := w.st.Update(func(d *store.Doc) error {
 		d.Writer = &me
-		workflow.ApplyReap(d, tk.Reaped, w.opts.Now())
+		workflow.ApplyReap(d, append(append([]workflow.Orphan(nil), tk.Reaped...), tk.Adopted...), me, w.opts.Now(), w.onReapFinish(self))
 		return nil
 	})
 	if err != nil {
 		w.failTakeover(err)
 		return nil, err
 	}
+	w.removeSupervisorFiles(tk.Reaped)
 	step("5.save")
 
 	t := newTerm(w, self, tk.Epoch)
@@ -134,6 +136,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	}
 	close(ready)
 	w.publish(saved)
+	w.follow(t, saved, tk.Adopted)
 	emit()
 
 	// After the role is reported: housekeeping and the audit log, then start queued runs.
@@ -189,25 +192,65 @@ func (w *Window) auditTakeover(tk Takeover) {
 		rec.Steps = append(rec.Steps, store.TakeoverStep{Name: s.Name, MS: s.MS})
 	}
 	_ = w.audit.Append(rec)
-	w.auditReap(tk.Reaped, tk.reclaims, tk.Epoch)
+	w.auditReap(append(append([]workflow.Orphan(nil), tk.Reaped...), tk.Adopted...), tk.reclaims, tk.Epoch)
 }
 
 // killOrphans finds the running runs of doc whose owners are dead (by evidence: their
-// instance lock is free, or their process is gone or exiting) and kills what they left
-// running: the recorded process group and every process with the run's marker. It
-// returns what the reaper decided; the caller records it with workflow.ApplyReap.
-func (w *Window) killOrphans(doc *store.Doc, self store.Owner) []workflow.Orphan {
+// instance lock is free, or their process is gone or exiting) and decides on each: a run
+// whose supervisor lives is adopted if its workflow says so (or adoptAll: a hand-over),
+// else its supervisor and steps are killed (the recorded group and every process with the
+// run's markers) before it is failed or re-queued; a run whose supervisor is dead is
+// recorded from its journal if that shows its end. It returns the runs to settle and the
+// runs to adopt; the caller records both with workflow.ApplyReap.
+func (w *Window) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (settle, adopt []workflow.Orphan) {
 	alive := func(o store.Owner) (bool, string) { return ownerAlive(w.home, self, o) }
-	orphans := workflow.FindOrphans(doc, alive)
-	for _, o := range orphans {
-		if r := doc.Run(o.Run); r != nil {
-			if _, gone := workflow.KillRun(w.home, r, 2*time.Second); !gone {
-				w.opts.Logf("reap %s: processes of the run survive SIGKILL", o.Run)
+	sup := func(r *store.Run) workflow.Supervision { return workflow.SupervisionOf(w.home, r.ID) }
+	for _, o := range workflow.FindOrphans(doc, alive, sup, adoptAll) {
+		switch o.Action {
+		case workflow.ActionAdopted:
+			adopt = append(adopt, o)
+			continue
+		case workflow.ActionFailed, workflow.ActionRequeued:
+			if r := doc.Run(o.Run); r != nil {
+				if _, gone := workflow.KillRun(w.home, r, 2*time.Second); !gone {
+					w.opts.Logf("reap %s: processes of the run survive SIGKILL", o.Run)
+				}
 			}
 		}
+		settle = append(settle, o)
 		store.Failpoint("takeover.mid-reap")
 	}
-	return orphans
+	return settle, adopt
+}
+
+// onReapFinish is what a run recorded from its journal at a takeover gets, as if its
+// engine had recorded it: a scheduled run settles its schedule (watermark included).
+func (w *Window) onReapFinish(self store.Owner) func(d *store.Doc, r *store.Run) {
+	return func(d *store.Doc, r *store.Run) {
+		if r.Schedule != "" {
+			workflow.ScheduleFinished(d, r, workflow.RunOutput{Status: r.Status, Dir: workflow.RunDir(w.home, r.ID)}, w.opts.Now(), self)
+		}
+	}
+}
+
+// removeSupervisorFiles removes what the supervisors of settled runs left in runs/, now
+// that their outcome is saved (a live supervisor's files are refused and stay).
+func (w *Window) removeSupervisorFiles(settled []workflow.Orphan) {
+	for _, o := range settled {
+		if o.SupervisorPID != 0 {
+			_ = workflow.RemoveSupervisorFiles(w.home, o.Run)
+		}
+	}
+}
+
+// follow makes term t follow the runs it adopted, as doc (saved) has them.
+func (w *Window) follow(t *Term, doc *store.Doc, adopted []workflow.Orphan) {
+	for _, o := range adopted {
+		if r := doc.Run(o.Run); r != nil && r.Status == store.StatusRunning {
+			wf := doc.Workflow(r.Workflow)
+			t.engine.Adopt(r.Clone(), wf != nil && wf.OnOwnerLost == "adopt")
+		}
+	}
 }
 
 func (w *Window) auditReap(reaped []workflow.Orphan, reclaims []store.Reclaim, epoch uint64) {
@@ -238,20 +281,22 @@ func (w *Window) reapForeign(t *Term) {
 	if !foreign {
 		return
 	}
-	orphans := w.killOrphans(doc, self)
-	if len(orphans) == 0 {
+	settle, adopt := w.killOrphans(doc, self, false)
+	if len(settle)+len(adopt) == 0 {
 		return
 	}
-	reclaims := scheduleLocksOf(doc, orphans)
+	reclaims := scheduleLocksOf(doc, settle)
 	saved, err := t.Update(t.ctx, func(d *store.Doc) error {
-		workflow.ApplyReap(d, orphans, w.opts.Now())
+		workflow.ApplyReap(d, append(append([]workflow.Orphan(nil), settle...), adopt...), self, w.opts.Now(), w.onReapFinish(self))
 		return nil
 	})
 	if err != nil {
 		w.opts.Logf("reap: %v", err)
 		return
 	}
-	w.auditReap(orphans, reclaims, saved.Epoch)
+	w.removeSupervisorFiles(settle)
+	w.follow(t, saved, adopt)
+	w.auditReap(append(append([]workflow.Orphan(nil), settle...), adopt...), reclaims, saved.Epoch)
 	t.kick()
 }
 

@@ -308,7 +308,11 @@ func (w *Window) emitRoleEvent(role Role) {
 		for _, o := range tk.Reaped {
 			ids = append(ids, o.Run)
 		}
-		w.hub.emit(Event{Kind: EventRole, Role: RoleWriter, WriterPID: tk.NewOwner.PID, Epoch: tk.Epoch, Reaped: ids, TookMS: tk.TookMS})
+		adopted := make([]string, 0, len(tk.Adopted))
+		for _, o := range tk.Adopted {
+			adopted = append(adopted, o.Run)
+		}
+		w.hub.emit(Event{Kind: EventRole, Role: RoleWriter, WriterPID: tk.NewOwner.PID, Epoch: tk.Epoch, Reaped: ids, Adopted: adopted, TookMS: tk.TookMS})
 	default:
 		s := w.Status()
 		if s.Problem == "" {

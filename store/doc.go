@@ -48,7 +48,7 @@ type Owner struct {
 type Workflow struct {
 	Name          string `json:"name"`
 	MaxConcurrent int    `json:"max_concurrent"`
-	OnOwnerLost   string `json:"on_owner_lost"` // "fail" or "requeue"
+	OnOwnerLost   string `json:"on_owner_lost"` // "fail", "requeue" or "adopt"
 	Steps         []Step `json:"steps"`
 }
 
@@ -76,6 +76,8 @@ type Run struct {
 	PGID            int       `json:"pgid,omitempty"`
 	StepPID         int       `json:"step_pid,omitempty"`
 	StepStart       uint64    `json:"step_start,omitempty"` // start time (ticks) of StepPID
+	SupervisorPID   int       `json:"supervisor_pid,omitempty"`   // the run's supervisor process
+	SupervisorStart uint64    `json:"supervisor_start,omitempty"` // its start time (ticks)
 	Created         time.Time `json:"created"`
 	Started         time.Time `json:"started,omitzero"`
 	Ended           time.Time `json:"ended,omitzero"`
@@ -293,9 +295,9 @@ func (w *Workflow) Validate() error {
 		errs.Add("max_concurrent", fmt.Sprintf("must be at least 1, got %d", w.MaxConcurrent))
 	}
 	switch w.OnOwnerLost {
-	case "fail", "requeue":
+	case "fail", "requeue", "adopt":
 	default:
-		errs.Add("on_owner_lost", fmt.Sprintf("must be \"fail\" or \"requeue\", got %q", w.OnOwnerLost))
+		errs.Add("on_owner_lost", fmt.Sprintf("must be \"fail\", \"requeue\" or \"adopt\", got %q", w.OnOwnerLost))
 	}
 	if len(w.Steps) == 0 {
 		errs.Add("steps", "a workflow needs at least one step")

@@ -43,9 +43,9 @@ type Engine struct {
 	kickMu   sync.Mutex // serialises claiming runs against Stop
 	stopping bool       // guarded by kickMu
 
-	mu    sync.Mutex          // guards procs
-	procs map[string]*runProc // live runs of this engine by id
-	wg    sync.WaitGroup      // one per live run
+	mu    sync.Mutex           // guards procs
+	procs map[string]*follower // live runs of this engine by id
+	wg    sync.WaitGroup       // one per live run
 }
 
 // RunOutput is what a finished run leaves for OnFinish.
@@ -95,7 +95,7 @@ func NewEngine(ctx context.Context, update Updater, owner store.Owner, home stri
 	if now == nil {
 		now = time.Now
 	}
-	return &Engine{ctx: ctx, update: update, owner: owner, home: home, now: now, procs: map[string]*runProc{}}
+	return &Engine{ctx: ctx, update: update, owner: owner, home: home, now: now, procs: map[string]*follower{}}
 }
 
 // Kick starts every queued run that its lane allows. It blocks for one save, returns the
@@ -133,27 +133,24 @@ func (e *Engine) Kick() ([]string, error) {
 	}
 	ids := make([]string, 0, len(starts))
 	for _, s := range starts {
-		p := &runProc{}
-		e.mu.Lock()
-		e.procs[s.run.ID] = p
-		e.mu.Unlock()
-		e.wg.Add(1)
-		go e.execute(p, s.run, s.wf, s.env)
+		f := e.register(s.run.ID, s.run.Attempt, s.wf.OnOwnerLost == "adopt")
+		go e.execute(f, s.run, s.wf, s.env)
 		ids = append(ids, s.run.ID)
 	}
 	return ids, nil
 }
 
-// Cancel stops a run this engine is executing; the executor records it cancelled with
-// reason. It reports whether the run was found.
+// Cancel asks the supervisor of a run this engine follows to stop it; the run is
+// recorded cancelled with reason once its journal says so. It reports whether the run was
+// found. It does not block.
 func (e *Engine) Cancel(id, reason string) bool {
 	e.mu.Lock()
-	p := e.procs[id]
+	f := e.procs[id]
 	e.mu.Unlock()
-	if p == nil {
+	if f == nil {
 		return false
 	}
-	p.cancel(reason)
+	f.requestCancel(e.home, id, reason)
 	return true
 }
 
@@ -176,162 +173,24 @@ func (e *Engine) Live() []string {
 	return ids
 }
 
-// Stop cancels every live run with reason, waits until each is recorded (or its save
-// failed) and starts nothing more. It blocks until then. Call it while still the writer.
+// Stop cancels every live run with reason, except the runs whose workflow says
+// on_owner_lost "adopt": those go on under their supervisors, and the next writer adopts
+// them. It waits until each cancelled run is recorded (or this writer term ended) and
+// starts nothing more. It blocks until then. Call it while still the writer.
 func (e *Engine) Stop(reason string) {
 	e.kickMu.Lock()
 	e.stopping = true
 	e.kickMu.Unlock()
 	e.mu.Lock()
-	for _, p := range e.procs {
-		p.cancel(reason)
+	for id, f := range e.procs {
+		if f.adopt {
+			f.stopFollowing()
+		} else {
+			f.requestCancel(e.home, id, reason)
+		}
 	}
 	e.mu.Unlock()
 	e.wg.Wait()
-}
-
-// execute runs the steps of one claimed run in order and records the outcome.
-func (e *Engine) execute(p *runProc, run store.Run, wf store.Workflow, extra map[string]string) {
-	defer e.wg.Done()
-	defer func() {
-		e.mu.Lock()
-		delete(e.procs, run.ID)
-		e.mu.Unlock()
-	}()
-	runDir := filepath.Join(e.home, "runs", run.ID)
-	status, exit, errText := e.runSteps(p, run, wf, extra, runDir)
-	if status == "" {
-		return // lost the writer role: the next writer reaps this run
-	}
-	record := func(d *store.Doc) error {
-		r := d.Run(run.ID)
-		if r == nil || r.Status != store.StatusRunning {
-			return store.ErrNoChange
-		}
-		Finish(r, status, exit, errText, e.now())
-		ReleaseScheduleLock(d, r.ID)
-		if e.OnFinish != nil {
-			e.OnFinish(d, r, RunOutput{Status: status, Env: extra, Dir: runDir})
-		}
-		return nil
-	}
-	// A failed save (a full disk, an I/O error) must not leave the run "running" for ever
-	// behind a live owner: try again while this writer term lasts.
-	_, err := e.update(record)
-	for try := 0; err != nil && try < 20 && e.ctx.Err() == nil; try++ {
-		time.Sleep(250 * time.Millisecond)
-		_, err = e.update(record)
-	}
-	if err == nil {
-		go e.Kick() // a slot is free
-	}
-	_ = os.RemoveAll(runDir)
-}
-
-// runSteps executes the steps and returns the outcome, or status "" if the outcome can no
-// longer be recorded by this window.
-func (e *Engine) runSteps(p *runProc, run store.Run, wf store.Workflow, extra map[string]string, runDir string) (string, *int, string) {
-	if err := os.MkdirAll(runDir, 0o700); err != nil {
-		return store.StatusFailed, nil, fmt.Sprintf("cannot create run folder: %v", err)
-	}
-	logf, err := os.OpenFile(run.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return store.StatusFailed, nil, fmt.Sprintf("cannot open run log: %v", err)
-	}
-	defer logf.Close()
-	var exit *int
-	for i, step := range wf.Steps {
-		if r := p.cancelled(); r != "" {
-			return store.StatusCancelled, exit, r
-		}
-		fmt.Fprintf(logf, "== step %d of %d (%s): %q\n", i+1, len(wf.Steps), step.Name, step.Argv)
-		code, errText, lost := e.runStep(p, run, i, step, extra, logf)
-		if lost {
-			return "", nil, ""
-		}
-		exit = code
-		if r := p.cancelled(); r != "" {
-			return store.StatusCancelled, exit, r
-		}
-		if errText != "" {
-			return store.StatusFailed, exit, errText
-		}
-	}
-	return store.StatusSucceeded, exit, ""
-}
-
-// runStep runs one step to its end. lost reports that the run could not be recorded
-// (the writer role ended), in which case its group was killed.
-func (e *Engine) runStep(p *runProc, run store.Run, i int, step store.Step, extra map[string]string, logf *os.File) (exit *int, errText string, lost bool) {
-	cmd := exec.Command(step.Argv[0], step.Argv[1:]...)
-	cmd.Dir = step.Dir
-	cmd.Env = stepEnv(step, extra, e.home, run.ID)
-	var out io.Writer = logf
-	var red *redactor
-	if secrets := secretValues(step.Env, extra); len(secrets) > 0 {
-		red = &redactor{w: logf, secrets: secrets}
-		out = red
-		cmd.WaitDelay = 500 * time.Millisecond // a background process keeping the pipe open
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	if red != nil {
-		defer red.Flush()
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Sprintf("step %d (%s): cannot start %q: %v", i+1, step.Name, step.Argv[0], unwrapExec(err)), false
-	}
-	pid := cmd.Process.Pid
-	p.started(pid)
-	start, _ := proc.Start(pid)
-	cancelAsked := false
-	_, err := e.update(func(d *store.Doc) error {
-		r := d.Run(run.ID)
-		if r == nil || r.Status != store.StatusRunning {
-			return store.ErrNoChange
-		}
-		r.Step, r.PGID, r.StepPID, r.StepStart = i, pid, pid, start
-		cancelAsked = r.CancelRequested
-		return nil
-	})
-	if cancelAsked { // asked before this engine knew the run
-		p.cancel("cancelled by request")
-	}
-	if err != nil {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-		return nil, "", true
-	}
-	var timer *time.Timer
-	if step.Timeout > 0 {
-		timer = time.AfterFunc(step.Timeout.D(), func() {
-			p.mu.Lock()
-			p.timedOut = true
-			p.mu.Unlock()
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		})
-	}
-	werr := cmd.Wait()
-	if timer != nil {
-		timer.Stop()
-	}
-	_ = syscall.Kill(-pid, syscall.SIGKILL) // nothing of the step outlives it
-	waitGroupGone(pid, 5*time.Second)
-	code := cmd.ProcessState.ExitCode()
-	exit = &code
-	p.mu.Lock()
-	timedOut := p.timedOut
-	p.mu.Unlock()
-	switch {
-	case timedOut:
-		return exit, fmt.Sprintf("step %d (%s) timed out after %s; its process group was killed", i+1, step.Name, step.Timeout.D()), false
-	case werr != nil && code != 0:
-		if code < 0 {
-			return exit, fmt.Sprintf("step %d (%s) was killed: %v", i+1, step.Name, werr), false
-		}
-		return exit, fmt.Sprintf("step %d (%s) exited with code %d", i+1, step.Name, code), false
-	}
-	return exit, "", false
 }
 
 func stepEnv(step store.Step, extra map[string]string, home, id string) []string {

@@ -82,7 +82,7 @@ func TestReaperDecisions(t *testing.T) {
 		store.Run{ID: "7", Workflow: "q", Status: store.StatusQueued})
 	d.Schedules = []store.Schedule{{ID: "s", Lock: &store.RunLock{Run: "2"}}, {ID: "t", Lock: &store.RunLock{Run: "3"}}}
 	alive := func(o store.Owner) (bool, string) { return o.Instance == "alive", "test evidence " + o.Instance }
-	orphans := FindOrphans(d, alive)
+	orphans := FindOrphans(d, alive, nil, false)
 	got := map[string]string{}
 	for _, o := range orphans {
 		got[o.Run] = o.Action
@@ -91,7 +91,7 @@ func TestReaperDecisions(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("orphans %v, want %v", got, want)
 	}
-	ApplyReap(d, orphans, time.Unix(20, 0))
+	ApplyReap(d, orphans, store.Owner{}, time.Unix(20, 0), nil)
 	if r := d.Run("1"); r.Status != store.StatusFailed || !strings.Contains(r.Error, "pid 100") || !strings.Contains(r.Error, "test evidence dead") {
 		t.Fatalf("failed run: %+v", r)
 	}

@@ -15,21 +15,55 @@ type Liveness func(o store.Owner) (alive bool, evidence string)
 const (
 	ActionFailed   = "failed"   // recorded failed, naming the dead owner
 	ActionRequeued = "requeued" // queued again for the next writer to start
+	ActionAdopted  = "adopted"  // its supervisor lives on: the new writer follows it
+	ActionRecorded = "recorded" // its supervisor finished it: recorded from its journal
 )
 
-// Orphan is a running run whose owner window is dead.
+// Supervision is what is known of a run's supervisor: whether it lives (its run lock is
+// held) and, if it left one, its journal.
+type Supervision struct {
+	Alive    bool
+	Evidence string   // what was seen of its lock
+	Journal  *Journal // nil when the run has no journal (it never had a supervisor)
+}
+
+// SupervisionOf reads the evidence about run id's supervisor in home.
+func SupervisionOf(home, id string) Supervision {
+	alive, ev := SupervisorAlive(home, id)
+	s := Supervision{Alive: alive, Evidence: ev}
+	if j, err := ReadJournal(home, id); err == nil {
+		s.Journal = &j
+	}
+	return s
+}
+
+// Orphan is a running run whose owner window is dead, and what the reaper does with it.
 type Orphan struct {
 	Run      string `json:"run"`
 	Workflow string `json:"workflow"`
 	OwnerPID int    `json:"owner_pid"`
-	Action   string `json:"action"` // ActionFailed or ActionRequeued
+	Action   string `json:"action"` // one of the Action constants
 	Evidence string `json:"evidence"`
 	PGID     int    `json:"pgid,omitempty"`
+	// SupervisorPID is the run's supervisor, when it had one.
+	SupervisorPID int `json:"supervisor_pid,omitempty"`
+	// Attempt is the run's attempt when it was decided on (an adopted run is followed as it).
+	Attempt int `json:"attempt,omitempty"`
+	// The outcome the journal recorded (ActionRecorded).
+	Status string `json:"status,omitempty"`
+	Exit   *int   `json:"exit,omitempty"`
+	Error  string `json:"error,omitempty"`
+
+	supAlive bool // its supervisor was alive when decided on (and is stopped unless adopted)
 }
 
 // FindOrphans returns the running runs of d whose owners are dead, with what the reaper
-// will do to each (per its workflow's on_owner_lost). It does not change d.
-func FindOrphans(d *store.Doc, alive Liveness) []Orphan {
+// will do to each. A run whose supervisor lives is adopted when its workflow says
+// on_owner_lost "adopt" or adoptAll is set (a hand-over: nobody died), else it is killed
+// and failed or re-queued; a run whose supervisor is dead is recorded from its journal if
+// that shows its end, else failed or re-queued. sup tells about a run's supervisor (nil:
+// no run has one). It does not change d.
+func FindOrphans(d *store.Doc, alive Liveness, sup func(r *store.Run) Supervision, adoptAll bool) []Orphan {
 	var out []Orphan
 	cache := map[string]bool{}
 	evid := map[string]string{}
@@ -50,32 +84,69 @@ func FindOrphans(d *store.Doc, alive Liveness) []Orphan {
 		if !dead {
 			continue
 		}
-		action := ActionFailed
-		if w := d.Workflow(r.Workflow); w != nil && w.OnOwnerLost == "requeue" && !r.CancelRequested {
-			action = ActionRequeued
+		o := Orphan{Run: r.ID, Workflow: r.Workflow, OwnerPID: r.OwnerPID, Evidence: ev, PGID: r.PGID, Attempt: r.Attempt}
+		var s Supervision
+		if sup != nil {
+			s = sup(r)
 		}
-		out = append(out, Orphan{Run: r.ID, Workflow: r.Workflow, OwnerPID: r.OwnerPID,
-			Action: action, Evidence: ev, PGID: r.PGID})
+		if s.Journal != nil {
+			o.SupervisorPID = s.Journal.SupervisorPID
+		}
+		o.supAlive = s.Alive
+		w := d.Workflow(r.Workflow)
+		switch {
+		case s.Alive && !r.CancelRequested && (adoptAll || (w != nil && w.OnOwnerLost == "adopt")):
+			o.Action = ActionAdopted
+		case !s.Alive && s.Journal != nil && s.Journal.Ended:
+			o.Action, o.Status, o.Exit, o.Error = ActionRecorded, s.Journal.Status, s.Journal.Exit, s.Journal.Error
+		case w != nil && w.OnOwnerLost == "requeue" && !r.CancelRequested:
+			o.Action = ActionRequeued
+		default:
+			o.Action = ActionFailed
+		}
+		out = append(out, o)
 	}
 	return out
 }
 
-// ApplyReap records the reaper's decisions in d: a failed run gets an error naming its dead
-// owner; a re-queued run goes back to queued in its old place. Either way its lane slot
-// and any schedule lock it held are released. Kill surviving processes before calling it.
-func ApplyReap(d *store.Doc, orphans []Orphan, now time.Time) {
+// ApplyReap records the reaper's decisions in d. A failed run gets an error naming its
+// dead owner (and its supervisor, if it had one); a re-queued run goes back to queued in
+// its old place; either way its lane slot and any schedule lock it held are released. A
+// recorded run gets its journal's outcome, its schedule lock released and onFinish run
+// (a watermark settles only with a recorded success). An adopted run gets owner as its
+// owner and keeps its slot and schedule lock. Kill what must not survive before calling it.
+func ApplyReap(d *store.Doc, orphans []Orphan, owner store.Owner, now time.Time, onFinish func(d *store.Doc, r *store.Run)) {
 	for _, o := range orphans {
 		r := d.Run(o.Run)
-		if r == nil || r.Status != store.StatusRunning {
+		if r == nil || r.Status != store.StatusRunning || r.Attempt != o.Attempt {
 			continue
 		}
 		msg := fmt.Sprintf("owner window pid %d died (%s) while step %d of %d was running", o.OwnerPID, o.Evidence, r.Step+1, r.Steps)
-		if o.Action == ActionRequeued {
+		switch {
+		case o.SupervisorPID != 0 && o.supAlive:
+			msg += fmt.Sprintf("; its supervisor pid %d was stopped", o.SupervisorPID)
+		case o.SupervisorPID != 0:
+			msg += fmt.Sprintf("; its supervisor pid %d had died without recording the end", o.SupervisorPID)
+		}
+		switch o.Action {
+		case ActionAdopted:
+			me := owner
+			r.Owner, r.OwnerPID = &me, owner.PID
+			continue
+		case ActionRecorded:
+			Finish(r, o.Status, o.Exit, o.Error, now)
+			ReleaseScheduleLock(d, r.ID)
+			if onFinish != nil {
+				onFinish(d, r)
+			}
+			continue
+		case ActionRequeued:
 			r.Status = store.StatusQueued
 			r.Owner, r.OwnerPID = nil, 0
 			r.PGID, r.StepPID, r.StepStart = 0, 0, 0
+			r.SupervisorPID, r.SupervisorStart = 0, 0
 			r.Error = "re-queued: " + msg
-		} else {
+		default:
 			Finish(r, store.StatusFailed, nil, msg, now)
 		}
 		ReleaseScheduleLock(d, r.ID)

@@ -324,8 +324,8 @@ func TestReapReleasesScheduleLockAndNextRunsOnce(t *testing.T) {
 	dead := store.Owner{PID: 7, Instance: "dead"}
 	r := d.Run(run1)
 	r.Status, r.Owner, r.OwnerPID, r.Started = store.StatusRunning, &dead, 7, t0.Add(time.Minute)
-	orphans := FindOrphans(d, func(o store.Owner) (bool, string) { return o.Instance != "dead", "instance lock free" })
-	ApplyReap(d, orphans, t0.Add(90*time.Second))
+	orphans := FindOrphans(d, func(o store.Owner) (bool, string) { return o.Instance != "dead", "instance lock free" }, nil, false)
+	ApplyReap(d, orphans, store.Owner{}, t0.Add(90*time.Second), nil)
 	if d.Schedule(id).Lock != nil {
 		t.Fatal("reaped run still holds the schedule lock")
 	}

@@ -128,7 +128,21 @@ var SupervisorCommand = func(home, runID string) *exec.Cmd {
 	if err != nil {
 		exe = os.Args[0]
 	}
-	return exec.Command(exe, "__supervise", "--home", home, runID)
+	return exec.Command(exe, SuperviseArg, "--home", home, runID)
+}
+
+// SuperviseArg is the first argument of the hidden mode that runs a supervisor.
+const SuperviseArg = "__supervise"
+
+// SuperviseMain is the hidden mode: args are what follows SuperviseArg (--home H RUN).
+// main (and a test binary that starts windows) calls it first thing, before any other
+// work, and exits with what it returns.
+func SuperviseMain(args []string) int {
+	if len(args) != 3 || args[0] != "--home" {
+		fmt.Fprintf(os.Stderr, "baton %s: usage: baton %s --home DIR RUN\n", SuperviseArg, SuperviseArg)
+		return 2
+	}
+	return Supervise(args[1], args[2])
 }
 
 // SupervisorReadyTimeout bounds how long StartSupervisor waits for readiness.
@@ -197,7 +211,10 @@ func StartSupervisor(spec Spec) (*Supervisor, error) {
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
-	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", readyEnv, 2+len(cmd.ExtraFiles)))
+	// The run's markers: a reaper that finds the run's owner dead kills what carries them,
+	// the supervisor too (unless it adopts the run).
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", readyEnv, 2+len(cmd.ExtraFiles)),
+		EnvRunID+"="+spec.RunID, EnvHome+"="+spec.Home)
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}

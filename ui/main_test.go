@@ -1,0 +1,18 @@
+package ui
+
+import (
+	"os"
+	"testing"
+
+	_ "baton/ui/quietlocale" // as in main: a supervisor run from this binary says nothing of locales
+	"baton/workflow"
+)
+
+// TestMain lets this test binary be a run's supervisor: the windows these tests open run
+// their steps under supervisors started from os.Executable(), as the baton binary does.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg {
+		os.Exit(workflow.SuperviseMain(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}

@@ -1,0 +1,256 @@
+package workflow
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"baton/store"
+)
+
+// The writer's side of a supervised run: start its supervisor, fold what its journal says
+// into workflows.json (the step, its process group, the end), notice its death, and record
+// the outcome exactly once. A run outlives the window that started it: when this writer
+// term ends, following stops and the supervisor goes on.
+
+// follower is one run this engine follows.
+type follower struct {
+	attempt int  // the run's attempt: a record is made only for it
+	adopt   bool // on_owner_lost "adopt": Stop leaves it going
+
+	mu     sync.Mutex
+	reason string        // why a cancel was asked; "" while none
+	detach chan struct{} // closed to stop following without recording
+	once   sync.Once
+}
+
+// register makes run id (attempt) one of the engine's live runs.
+func (e *Engine) register(id string, attempt int, adopt bool) *follower {
+	f := &follower{attempt: attempt, adopt: adopt, detach: make(chan struct{})}
+	e.mu.Lock()
+	e.procs[id] = f
+	e.mu.Unlock()
+	e.wg.Add(1)
+	return f
+}
+
+func (e *Engine) forget(id string) {
+	e.mu.Lock()
+	delete(e.procs, id)
+	e.mu.Unlock()
+}
+
+// requestCancel asks run id's supervisor to stop (a file and SIGTERM), once.
+func (f *follower) requestCancel(home, id, reason string) {
+	f.mu.Lock()
+	first := f.reason == ""
+	if first {
+		f.reason = reason
+	}
+	f.mu.Unlock()
+	if first {
+		_ = RequestCancel(home, id, reason) // a supervisor already gone has its end or death seen
+	}
+}
+
+func (f *follower) cancelled() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reason
+}
+
+// stopFollowing makes the follower return without recording: the run goes on.
+func (f *follower) stopFollowing() { f.once.Do(func() { close(f.detach) }) }
+
+// execute starts one claimed run under its own supervisor and follows it to its end.
+func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra map[string]string) {
+	defer e.wg.Done()
+	defer e.forget(run.ID)
+	runDir := RunDir(e.home, run.ID)
+	if err := os.MkdirAll(runDir, 0o700); err != nil {
+		e.recordEnd(run.ID, f.attempt, store.StatusFailed, nil, fmt.Sprintf("cannot create run folder: %v", err), extra, runDir)
+		return
+	}
+	if r := f.cancelled(); r != "" {
+		e.recordEnd(run.ID, f.attempt, store.StatusCancelled, nil, r, extra, runDir)
+		return
+	}
+	_ = RemoveSupervisorFiles(e.home, run.ID) // a re-queued run's previous attempt, proven done
+	sup, err := StartSupervisor(Spec{RunID: run.ID, Workflow: wf.Name, Steps: wf.Steps, Env: extra, Log: run.Log, Home: e.home})
+	if err != nil {
+		e.recordEnd(run.ID, f.attempt, store.StatusFailed, nil, err.Error(), extra, runDir)
+		return
+	}
+	e.follow(f, run.ID, sup.PID, sup.Start, extra, runDir)
+}
+
+// Adopt follows run id, started by another window whose supervisor lives on, as if this
+// engine had started it: its steps are folded in, its end recorded, and Stop treats it by
+// its policy. Call it for the runs a takeover adopted, before the next Kick.
+func (e *Engine) Adopt(r store.Run, adopt bool) {
+	e.kickMu.Lock()
+	defer e.kickMu.Unlock()
+	if e.stopping || e.ctx.Err() != nil {
+		return
+	}
+	f := e.register(r.ID, r.Attempt, adopt)
+	go func() {
+		defer e.wg.Done()
+		defer e.forget(r.ID)
+		e.follow(f, r.ID, 0, 0, nil, RunDir(e.home, r.ID))
+	}()
+}
+
+// follow folds run id's journal into the document until the run ends (recorded with its
+// outcome), its supervisor dies (recorded failed, its steps killed), this writer term ends
+// or following is stopped (the run goes on). supPID is recorded as the run's supervisor
+// (0: read it from the journal).
+func (e *Engine) follow(f *follower, id string, supPID int, supStart uint64, extra map[string]string, runDir string) {
+	dead, stopWatch := WatchSupervisor(e.home, id)
+	defer stopWatch()
+	var changed <-chan fsnotify.Event
+	var failed <-chan error
+	if w, err := fsnotify.NewWatcher(); err == nil {
+		defer w.Close()
+		if w.Add(journalPath(e.home, id)) == nil {
+			changed, failed = w.Events, w.Errors
+		}
+	}
+	folded := foldState{step: -1, supPID: supPID, supStart: supStart}
+	for {
+		j, jerr := ReadJournal(e.home, id)
+		if jerr == nil {
+			if j.Ended {
+				e.recordJournal(id, f.attempt, j, extra, runDir)
+				e.cleanAfter(id, dead)
+				return
+			}
+			e.fold(f, id, j, &folded)
+		}
+		select {
+		case <-changed:
+		case <-failed:
+			changed, failed = nil, nil // no more events: the death watch still ends it
+		case <-dead:
+			if j, err := ReadJournal(e.home, id); err == nil && j.Ended {
+				e.recordJournal(id, f.attempt, j, extra, runDir)
+			} else {
+				e.supervisorDied(id, f.attempt, j, extra, runDir)
+			}
+			e.cleanAfter(id, dead)
+			return
+		case <-f.detach:
+			return
+		case <-e.ctx.Done():
+			return // this term ended: the supervisor goes on; the next writer settles the run
+		}
+	}
+}
+
+// foldState is what a follower already wrote into the document.
+type foldState struct {
+	step     int // index of the last step folded
+	supPID   int
+	supStart uint64
+	recorded bool // the supervisor is in the document
+}
+
+// fold records the run's supervisor and its current step (index, process group) in the
+// document when they changed; a cancel asked for before this engine knew the run (in the
+// document only) is passed to the supervisor.
+func (e *Engine) fold(f *follower, id string, j Journal, st *foldState) {
+	if st.supPID == 0 {
+		st.supPID, st.supStart = j.SupervisorPID, j.SupervisorStart
+	}
+	last := -1
+	if n := len(j.Steps); n > 0 {
+		last = n - 1
+	}
+	if st.recorded && last == st.step {
+		return
+	}
+	cancelAsked := false
+	_, err := e.update(func(d *store.Doc) error {
+		r := d.Run(id)
+		if r == nil || r.Status != store.StatusRunning || r.Attempt != f.attempt {
+			return store.ErrNoChange
+		}
+		r.SupervisorPID, r.SupervisorStart = st.supPID, st.supStart
+		if last >= 0 {
+			s := j.Steps[last]
+			r.Step, r.PGID, r.StepPID, r.StepStart = s.Index, s.PGID, s.PID, s.Start
+		}
+		cancelAsked = r.CancelRequested
+		return nil
+	})
+	if err == nil {
+		st.recorded, st.step = true, last
+	}
+	if cancelAsked {
+		f.requestCancel(e.home, id, "cancelled by request")
+	}
+}
+
+// recordJournal records the end the journal shows.
+func (e *Engine) recordJournal(id string, attempt int, j Journal, extra map[string]string, runDir string) {
+	e.recordEnd(id, attempt, j.Status, j.Exit, j.Error, extra, runDir)
+}
+
+// supervisorDied records a run whose supervisor died before recording the end: failed,
+// naming the supervisor, once what it left running is killed.
+func (e *Engine) supervisorDied(id string, attempt int, j Journal, extra map[string]string, runDir string) {
+	step, pgid, start := 0, 0, uint64(0)
+	if n := len(j.Steps); n > 0 {
+		s := j.Steps[n-1]
+		step, pgid, start = s.Index, s.PGID, s.Start
+	}
+	r := store.Run{ID: id, PGID: pgid, StepStart: start}
+	if _, gone := KillRun(e.home, &r, 2*time.Second); !gone {
+		// Recorded failed anyway: a process that survives SIGKILL is the kernel's to end.
+		e.recordEnd(id, attempt, store.StatusFailed, nil, fmt.Sprintf("the run's supervisor pid %d died while step %d was running; its processes survive SIGKILL", j.SupervisorPID, step+1), extra, runDir)
+		return
+	}
+	e.recordEnd(id, attempt, store.StatusFailed, nil, fmt.Sprintf("the run's supervisor pid %d died while step %d was running; its processes were killed", j.SupervisorPID, step+1), extra, runDir)
+}
+
+// recordEnd records run id (attempt) ended with status, exactly once: only a run still
+// running in that attempt is changed. A failed save (a full disk) is tried again while
+// this writer term lasts. A recorded end frees a slot: queued runs start.
+func (e *Engine) recordEnd(id string, attempt int, status string, exit *int, errText string, extra map[string]string, runDir string) {
+	record := func(d *store.Doc) error {
+		r := d.Run(id)
+		if r == nil || r.Status != store.StatusRunning || r.Attempt != attempt {
+			return store.ErrNoChange
+		}
+		Finish(r, status, exit, errText, e.now())
+		ReleaseScheduleLock(d, r.ID)
+		if e.OnFinish != nil {
+			e.OnFinish(d, r, RunOutput{Status: status, Env: extra, Dir: runDir})
+		}
+		return nil
+	}
+	_, err := e.update(record)
+	for try := 0; err != nil && try < 20 && e.ctx.Err() == nil; try++ {
+		time.Sleep(250 * time.Millisecond) // a full disk has no event to wait on
+		_, err = e.update(record)
+	}
+	if err == nil {
+		go e.Kick() // a slot is free
+		_ = os.RemoveAll(runDir)
+	}
+}
+
+// cleanAfter removes the supervisor's files once it is gone and its run recorded.
+func (e *Engine) cleanAfter(id string, dead <-chan struct{}) {
+	select {
+	case <-dead:
+	case <-e.ctx.Done():
+		return
+	case <-time.After(5 * time.Second):
+		return // it wrote its end but lingers: the next cleaner removes the files
+	}
+	_ = RemoveSupervisorFiles(e.home, id)
+}
