@@ -305,6 +305,8 @@ type snapshotReply struct {
 		StepPID  int    `json:"step_pid"`
 		Attempt  int    `json:"attempt"`
 		Error    string `json:"error"`
+		ExitCode *int   `json:"exit_code"`
+		SupPID   int    `json:"supervisor_pid"`
 	} `json:"runs"`
 }
 
