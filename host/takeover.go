@@ -2,7 +2,10 @@ package host
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"baton/store"
@@ -312,6 +315,25 @@ func (w *Window) cleanAbandoned(self store.Owner) {
 		_ = w.audit.Append(store.Clean{Removed: rm})
 	}
 	cleanInstances(w.home, self)
+	cleanRunTemps(w.home, self)
+}
+
+// cleanRunTemps removes the temp files that supervisors and writers leave in runs/ while
+// they create a run's lock, spec or cancel request (.<pid>.<start>.<boot>.<run>...tmp),
+// once the process named in the name is proven gone (the deletion rule).
+func cleanRunTemps(home string, self store.Owner) {
+	dir := filepath.Join(home, "runs")
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
+			continue
+		}
+		f := strings.SplitN(name[1:], ".", 4)
+		if len(f) == 4 && tagGone(self, strings.Join(f[:3], ".")) {
+			_ = os.Remove(filepath.Join(dir, name))
+		}
+	}
 }
 
 // kick starts the queued runs the lanes allow, if this window writes.
