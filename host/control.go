@@ -149,6 +149,12 @@ func (c *Control) dispatch(req *Request) (map[string]any, error) {
 	w := c.w
 	in, ctx := w.Intents(), context.Background()
 	switch req.Op {
+	case "request_write":
+		e, err := w.RequestWrite(context.Background())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", workflow.ErrConflict, err)
+		}
+		return map[string]any{"role": RoleWriter, "epoch": e}, nil
 	case "status":
 		s := w.Status()
 		return map[string]any{"role": s.Role, "pid": s.PID, "instance": s.Instance, "epoch": s.Epoch,

@@ -183,3 +183,81 @@ func waitJournalEnd(t *testing.T, home, id string) {
 	}
 	t.Fatalf("run %s's journal never recorded its end", id)
 }
+
+// TestHandOverOnRequest: a reader asks to write while a run goes. The writer hands over
+// and stays open as a reader; the requester becomes the writer and adopts the run, which
+// is never restarted; a third window never takes the lock meant for the requester; asking
+// again as the writer is ok at once.
+func TestHandOverOnRequest(t *testing.T) {
+	home, marks := t.TempDir(), t.TempDir()
+	a := startChild(t, home)
+	if a.initialRole() != "writer" {
+		t.Fatal("a is not the writer")
+	}
+	a.ok(addWF("job", 1, "fail", gated(marks)...))
+	b, c := startChild(t, home), startChild(t, home)
+	b.initialRole()
+	c.initialRole()
+	run := a.ok(map[string]any{"op": "start_run", "workflow": "job"})["run"].(string)
+	step := readPID(t, filepath.Join(marks, "pid"))
+	epoch := readDisk(t, home).Epoch
+	na := a.nEvents()
+	r := b.ok(map[string]any{"op": "request_write"})
+	if r["role"] != "writer" || uint64(toF(r["epoch"])) != epoch+1 {
+		t.Fatalf("request_write replied %v, want writer with epoch %d", r, epoch+1)
+	}
+	ev := b.waitWriter(time.Second)
+	if got := eventList(ev, "adopted"); len(got) != 1 || got[0] != run {
+		t.Fatalf("the requester adopted %v, want [%s] (reaped %v)", got, run, eventList(ev, "reaped"))
+	}
+	a.waitEvent(na, 5*time.Second, eventIs("role", "role", "reader"))
+	if st := a.ok(map[string]any{"op": "status"}); st["role"] != "reader" {
+		t.Fatalf("the old writer is %v, want a reader that stays open", st["role"])
+	}
+	if !proc.Alive(step, 0) {
+		t.Fatal("the hand-over killed the run's step")
+	}
+	if again := b.ok(map[string]any{"op": "request_write"}); again["role"] != "writer" {
+		t.Fatalf("request_write of the writer: %v", again)
+	}
+	n := b.nEvents()
+	release(t, marks)
+	b.waitEvent(n, 10*time.Second, eventIs("run", "run", run, "status", "succeeded"))
+	if starts := lines(filepath.Join(marks, "starts")); len(starts) != 1 {
+		t.Fatalf("the step started %d times", len(starts))
+	}
+	for _, x := range []*child{a, c} {
+		for _, e := range x.eventsCopy() {
+			if x == c && e["event"] == "role" && e["role"] == "writer" {
+				t.Fatalf("window %d took the lock meant for the requester", c.pid)
+			}
+		}
+	}
+	if d := readDisk(t, home); d.HandoverTo != nil || d.Writer == nil || d.Writer.PID != b.pid {
+		t.Fatalf("after the hand-over: writer %+v, handover_to %+v", d.Writer, d.HandoverTo)
+	}
+}
+
+// TestHandOverTimesOut: with the writer frozen, request_write answers conflict with the
+// reason after the hand-over timeout, and the request is withdrawn.
+func TestHandOverTimesOut(t *testing.T) {
+	home := t.TempDir()
+	a := startChild(t, home)
+	if a.initialRole() != "writer" {
+		t.Fatal("a is not the writer")
+	}
+	b := startChild(t, home)
+	b.initialRole()
+	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer a.cmd.Process.Signal(syscall.SIGCONT)
+	id := b.send(map[string]any{"op": "request_write"})
+	r := b.reply(id, HandoverTimeout+10*time.Second)
+	if r["ok"] != false || r["code"] != "conflict" || !strings.Contains(fmt.Sprint(r["error"]), fmt.Sprintf("writer (pid %d) did not hand over", a.pid)) {
+		t.Fatalf("request_write to a frozen writer: %v", r)
+	}
+	if left, _ := filepath.Glob(filepath.Join(home, handoverPrefix+"*")); len(left) != 0 {
+		t.Fatalf("the withdrawn request is still there: %v", left)
+	}
+}

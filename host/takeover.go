@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -84,11 +85,20 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	step("2.reread")
 	store.Failpoint("takeover.after-reread")
 	tk.OldOwner = doc.Writer
+	// A writer handed over on request: only the window it named takes over while it
+	// lives, and it adopts every running run (nobody died).
+	handedTo := doc.HandoverTo != nil && doc.HandoverTo.Instance == self.Instance
+	if h := doc.HandoverTo; h != nil && !handedTo {
+		if alive, _ := ownerAlive(w.home, self, *h); alive {
+			w.yieldTakeover(*h)
+			return nil, fmt.Errorf("%w: the writer handed over to window pid %d", ErrBusy, h.PID)
+		}
+	}
 
 	tk.Epoch = w.st.BeginEpoch()
 	step("3.epoch")
 
-	tk.Reaped, tk.Adopted = w.killOrphans(doc, self, false)
+	tk.Reaped, tk.Adopted = w.killOrphans(doc, self, handedTo)
 	// Temp files of saves whose creator is gone (a crashed writer's) go now; a file whose
 	// creator lives is left alone (the deletion rule: see store.CleanTemps).
 	w.lastClean.Store(time.Now().UnixNano())
@@ -100,7 +110,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	me := self
 	me.Since = w.opts.Now().UTC()
 	saved, err := w.st.Update(func(d *store.Doc) error {
-		d.Writer = &me
+		d.Writer, d.HandoverTo = &me, nil
 		workflow.ApplyReap(d, append(append([]workflow.Orphan(nil), tk.Reaped...), tk.Adopted...), me, w.opts.Now(), w.onReapFinish(self))
 		return nil
 	})

@@ -143,6 +143,9 @@ func (w *Window) Start() error {
 	if err := w.st.Watch(w.ctx, w.onFileChange); err != nil {
 		return err
 	}
+	if err := w.watchRequests(); err != nil {
+		return err
+	}
 	// A save between Open's read and the watch being set up raised no event: look again.
 	doc, _, err := w.st.Refresh()
 	w.mu.Lock()

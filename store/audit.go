@@ -55,6 +55,7 @@ const (
 	KindReclaim  = "reclaim"  // a schedule's run lock was freed from a dead owner (Reclaim)
 	KindClean    = "clean"    // abandoned temp files were removed (Clean)
 	KindShutdown = "shutdown" // the writer closed (Shutdown)
+	KindHandover = "handover" // the writer handed over to the window that asked (Handover)
 	KindSkipped  = "skipped"  // a schedule skipped an occurrence (Skipped)
 	KindQueued   = "queued"   // a schedule queued an occurrence (Queued)
 	KindReplace  = "replace"  // a schedule's occurrence replaces its live run (Replace)
@@ -118,6 +119,17 @@ type Shutdown struct {
 	Epoch    uint64 `json:"epoch"`
 	Instance string `json:"instance"`
 }
+
+// Handover records a writer handing over to the window that asked (request_write).
+type Handover struct {
+	Epoch uint64   `json:"epoch"`
+	From  Owner    `json:"from"`
+	To    Owner    `json:"to"`
+	Runs  []string `json:"runs,omitempty"` // the runs left running for the requester to adopt
+}
+
+// AuditKind names the record's kind.
+func (Handover) AuditKind() string { return KindHandover }
 
 // ScheduleNote is what every schedule decision records: the schedule, why, and the
 // occurrence and run concerned.

@@ -28,6 +28,9 @@ type Doc struct {
 	Generation uint64     `json:"generation"`
 	Epoch      uint64     `json:"epoch"`
 	Writer     *Owner     `json:"writer,omitempty"`
+	// HandoverTo names the window the last writer handed over to on request: other
+	// windows that win state.lock give way to it while it lives. Its takeover clears it.
+	HandoverTo *Owner `json:"handover_to,omitempty"`
 	Seq        uint64     `json:"seq"`
 	Workflows  []Workflow `json:"workflows"`
 	Runs       []Run      `json:"runs"`
@@ -159,6 +162,10 @@ func (d *Doc) Clone() *Doc {
 	if d.Writer != nil {
 		w := *d.Writer
 		c.Writer = &w
+	}
+	if d.HandoverTo != nil {
+		h := *d.HandoverTo
+		c.HandoverTo = &h
 	}
 	c.Workflows = make([]Workflow, len(d.Workflows))
 	for i, w := range d.Workflows {

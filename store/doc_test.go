@@ -23,7 +23,7 @@ func TestWorkflowValidateNamesEveryField(t *testing.T) {
 	if want := []string{"name", "max_concurrent", "on_owner_lost", "steps[1].argv", "steps[2].argv"}; !slices.Equal(fields, want) {
 		t.Errorf("fields %q, want %q", fields, want)
 	}
-	if got, want := fe.Error(), `name: must not be empty; max_concurrent: must be at least 1, got 0; on_owner_lost: must be "fail" or "requeue", got "explode"; steps[1].argv: must name a program (argv is empty); steps[2].argv: must name a program (argv is empty)`; got != want {
+	if got, want := fe.Error(), `name: must not be empty; max_concurrent: must be at least 1, got 0; on_owner_lost: must be "fail", "requeue" or "adopt", got "explode"; steps[1].argv: must name a program (argv is empty); steps[2].argv: must name a program (argv is empty)`; got != want {
 		t.Errorf("message:\n got %s\nwant %s", got, want)
 	}
 	if err := (&Workflow{Name: "n", MaxConcurrent: 1, OnOwnerLost: "fail"}).Validate(); !errors.As(err, &fe) || len(fe) != 1 || fe[0].Field != "steps" {

@@ -173,6 +173,21 @@ func (e *Engine) Live() []string {
 	return ids
 }
 
+// Detach stops following every live run without cancelling any (a hand-over: the window
+// that asked adopts them all) and starts nothing more. It blocks until the followers
+// returned.
+func (e *Engine) Detach() {
+	e.kickMu.Lock()
+	e.stopping = true
+	e.kickMu.Unlock()
+	e.mu.Lock()
+	for _, f := range e.procs {
+		f.stopFollowing()
+	}
+	e.mu.Unlock()
+	e.wg.Wait()
+}
+
 // Stop cancels every live run with reason, except the runs whose workflow says
 // on_owner_lost "adopt": those go on under their supervisors, and the next writer adopts
 // them. It waits until each cancelled run is recorded (or this writer term ended) and

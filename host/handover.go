@@ -1,0 +1,233 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/gofrs/flock"
+
+	"baton/store"
+)
+
+// Hand-over on request. A reader that wants to write asks (RequestWrite): it drops
+// handover-<its instance>.json in the home folder. The writer sees it (a watch of the home
+// folder), finishes what it is saving, records the hand-over to that window in
+// workflows.json (HandoverTo) in one more save, stops following its runs without
+// cancelling any, retires its identity (so its runs' owner is gone), lets state.lock go
+// and stays open as a reader. Other windows that win the lock first read HandoverTo at
+// their takeover and give way while the named window lives. The requester's BecomeWriter
+// adopts every running run whatever its policy, since nobody died, and clears HandoverTo.
+
+// HandoverTimeout bounds RequestWrite's wait when its context has no deadline.
+const HandoverTimeout = 10 * time.Second
+
+const handoverPrefix = "handover-"
+
+// ErrHandedOver ends a writer term that handed over to the window that asked.
+var ErrHandedOver = errors.New("handed over to the window that asked to write")
+
+// ErrNoHandover is returned (wrapped, with the reason) by RequestWrite when this window
+// did not become the writer in time.
+var ErrNoHandover = errors.New("the hand-over did not happen")
+
+// RequestWrite asks the writer to hand over to this window and blocks until this window
+// is the writer (it returns the new epoch), ctx ends, or HandoverTimeout passed: then the
+// error wraps ErrNoHandover and says why, and the request is withdrawn. A writer returns
+// its epoch at once.
+func (w *Window) RequestWrite(ctx context.Context) (uint64, error) {
+	if t := w.currentTerm(); t != nil {
+		return t.epoch, nil
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, HandoverTimeout)
+		defer cancel()
+	}
+	sub := w.Subscribe()
+	defer w.Unsubscribe(sub)
+	self := w.Self()
+	b, err := json.Marshal(self)
+	if err != nil {
+		return 0, err
+	}
+	path := filepath.Join(w.home, handoverPrefix+self.Instance+".json")
+	if err := store.WriteFileAtomic(path, b, nil); err != nil {
+		return 0, fmt.Errorf("ask the writer to hand over: %w", err)
+	}
+	defer os.Remove(path) // this window's own request, answered or withdrawn
+	for {
+		if t := w.currentTerm(); t != nil {
+			return t.epoch, nil
+		}
+		select {
+		case _, ok := <-sub.C:
+			if !ok {
+				return 0, fmt.Errorf("%w: %w", ErrNoHandover, ErrClosed)
+			}
+		case <-ctx.Done():
+			why := "no writer answered"
+			if pid := w.writerPID(); pid > 0 {
+				why = fmt.Sprintf("the writer (pid %d) did not hand over", pid)
+			}
+			return 0, fmt.Errorf("%w within %s: %s", ErrNoHandover, HandoverTimeout, why)
+		}
+	}
+}
+
+// watchRequests follows the home folder for hand-over requests until the window closes;
+// the writer answers them. It returns once the watch is set up.
+func (w *Window) watchRequests() error {
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", w.home, err)
+	}
+	if err := fw.Add(w.home); err != nil {
+		fw.Close()
+		return fmt.Errorf("watch %s: %w", w.home, err)
+	}
+	go func() {
+		defer fw.Close()
+		for {
+			select {
+			case <-w.ctx.Done():
+				return
+			case ev, ok := <-fw.Events:
+				if !ok {
+					return
+				}
+				name := filepath.Base(ev.Name)
+				if strings.HasPrefix(name, handoverPrefix) && strings.HasSuffix(name, ".json") && ev.Has(fsnotify.Create) {
+					w.considerHandover(ev.Name)
+				}
+			case _, ok := <-fw.Errors:
+				if !ok {
+					return
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+// considerHandover answers the request in path if this window writes and the requester
+// is another window that lives.
+func (w *Window) considerHandover(path string) {
+	t := w.currentTerm()
+	if t == nil {
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return // withdrawn already
+	}
+	var to store.Owner
+	if json.Unmarshal(data, &to) != nil || to.Instance == "" || to.Instance == t.self.Instance {
+		return
+	}
+	if alive, _ := ownerAlive(w.home, t.self, to); !alive {
+		return
+	}
+	w.handOver(t, to)
+}
+
+// handOver ends term t in favour of window to: the hand-over is saved (after whatever
+// was being saved), the runs go on unfollowed for to to adopt, the identity that owns them
+// retires, state.lock goes, and the window reads on, giving way to to while it lives.
+func (w *Window) handOver(t *Term, to store.Owner) {
+	var running []string
+	_, err := t.Update(t.ctx, func(d *store.Doc) error {
+		h := to
+		d.HandoverTo = &h
+		running = running[:0]
+		for i := range d.Runs {
+			if d.Runs[i].Status == store.StatusRunning {
+				running = append(running, d.Runs[i].ID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		w.opts.Logf("hand over to pid %d: %v", to.PID, err)
+		return
+	}
+	_ = w.audit.Append(store.Handover{Epoch: t.epoch, From: t.self, To: to, Runs: running})
+	var held bool
+	ok, emit := w.move(RoleReader, func() bool { return w.term == t }, func() {
+		w.problem, w.term = nil, nil
+		t.cancel(ErrHandedOver)
+		held, w.held = w.held != nil, nil
+	})
+	if !ok {
+		return
+	}
+	w.st.EndEpoch()
+	t.engine.Detach()
+	w.retireIdentity() // before the lock goes: the requester finds the runs' owner gone
+	if held {
+		_ = w.lock.Unlock()
+	}
+	w.opts.Logf("handed over to window pid %d", to.PID)
+	emit()
+	w.giveWay(to)
+}
+
+// yieldTakeover is a takeover that found workflows.json naming another live window as
+// the one handed over to: the lock goes and this window waits for that one.
+func (w *Window) yieldTakeover(to store.Owner) {
+	w.st.EndEpoch()
+	release := false
+	_, emit := w.move(RoleReader, nil, func() {
+		if w.held != nil {
+			w.held, release = nil, true
+		}
+	})
+	if release {
+		_ = w.lock.Unlock()
+	}
+	emit()
+	w.giveWay(to)
+}
+
+// giveWay waits, in its own goroutine, until window to has taken over (workflows.json no
+// longer names it in HandoverTo) or is gone, then waits for state.lock again.
+func (w *Window) giveWay(to store.Owner) {
+	gone := instanceGone(w.home, to)
+	go func() {
+		sub := w.Subscribe()
+		defer w.Unsubscribe(sub)
+		for {
+			if d := w.Snapshot(); d.HandoverTo == nil || d.HandoverTo.Instance != to.Instance {
+				break
+			}
+			select {
+			case <-sub.C:
+				continue
+			case <-gone:
+			case <-w.ctx.Done():
+				return
+			}
+			break
+		}
+		w.waitForLock()
+	}()
+}
+
+// instanceGone returns a channel closed once window o is gone: a blocking wait on its
+// instance lock (or no instance file). The goroutine lives until then.
+func instanceGone(home string, o store.Owner) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		fl := flock.New(instancePath(home, o.Instance), flock.SetFlag(os.O_RDONLY))
+		_ = fl.Lock() // an error (no such file) means gone too
+		_ = fl.Close()
+		close(ch)
+	}()
+	return ch
+}
