@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,9 +71,14 @@ func pct(ds []time.Duration) (p50, p99 float64) {
 	return at(0.5), at(0.99)
 }
 
+// eventTime returns when child c emitted its event i (its "ts", taken by the window
+// itself; both processes read the same clock), or when the test read it if it has none.
 func (c *child) eventTime(i int) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if us, ok := c.events[i]["ts"].(float64); ok {
+		return time.UnixMicro(int64(us))
+	}
 	return c.eventAt[i]
 }
 
@@ -367,4 +373,119 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	b.ReportMetric(float64(saves)/elapsed.Seconds(), "saves_per_s")
 	b.ReportMetric(float64(ended)/elapsed.Seconds(), "runs_done_per_s")
+}
+
+// BenchmarkTakeoverAdopt measures a takeover that adopts 10 running runs: kill -9 of the
+// writer → the survivor's writer event (its own timestamp), which must list exactly those
+// runs as adopted; their steps must still be alive. The same 10 runs are adopted by each
+// next survivor.
+func BenchmarkTakeoverAdopt(b *testing.B) {
+	const n = 10
+	home := b.TempDir()
+	prefillHome(b, home, 2, 100)
+	w := startChild(b, home)
+	w.waitWriter(10 * time.Second)
+	w.ok(addWF("keep", n, "adopt", "sh", "-c", holdScript))
+	var ids []string
+	for range n {
+		ids = append(ids, fmt.Sprint(w.ok(map[string]any{"op": "start_run", "workflow": "keep"})["run"]))
+	}
+	b.Cleanup(func() {
+		for _, id := range ids {
+			for _, p := range workflow.RunProcesses(home, id) {
+				_ = syscall.Kill(p, syscall.SIGKILL)
+			}
+		}
+	})
+	var lat []time.Duration
+	for b.Loop() {
+		r := startChild(b, home)
+		if role := r.initialRole(); role != "reader" {
+			b.Fatalf("second window is %s, want reader", role)
+		}
+		groups := waitRunningGroups(b, r, ids)
+		from := r.nEvents()
+		t0 := time.Now()
+		w.kill9()
+		i, e := r.waitEvent(from, 20*time.Second, eventIs("role", "role", "writer"))
+		lat = append(lat, r.eventTime(i).Sub(t0))
+		if testing.Verbose() {
+			b.Logf("took_ms %v", e["took_ms"])
+		}
+		got := eventList(e, "adopted")
+		slices.Sort(got)
+		if want := slices.Sorted(slices.Values(ids)); !slices.Equal(got, want) {
+			b.Fatalf("survivor adopted %v, want %v (reaped %v)", got, want, eventList(e, "reaped"))
+		}
+		for _, g := range groups {
+			if !proc.GroupAlive(g) {
+				b.Fatalf("process group %d of an adopted run is gone", g)
+			}
+		}
+		w = r
+	}
+	p50, p99 := pct(lat)
+	b.ReportMetric(p50, "p50_ms")
+	b.ReportMetric(p99, "p99_ms")
+}
+
+// BenchmarkHandover measures a hand-over on request: request_write sent to a reader → that
+// window's writer event (its own timestamp). The two windows take turns.
+func BenchmarkHandover(b *testing.B) {
+	home := b.TempDir()
+	prefillHome(b, home, 2, 100)
+	w := startChild(b, home)
+	w.waitWriter(10 * time.Second)
+	r := startChild(b, home)
+	if role := r.initialRole(); role != "reader" {
+		b.Fatalf("second window is %s, want reader", role)
+	}
+	var lat []time.Duration
+	for b.Loop() {
+		from := r.nEvents()
+		t0 := time.Now()
+		if rep := r.ok(map[string]any{"op": "request_write"}); rep["role"] != "writer" {
+			b.Fatalf("request_write: %v", rep)
+		}
+		i, _ := r.waitEvent(from, 10*time.Second, eventIs("role", "role", "writer"))
+		lat = append(lat, r.eventTime(i).Sub(t0))
+		w, r = r, w
+	}
+	p50, p99 := pct(lat)
+	b.ReportMetric(p50, "p50_ms")
+	b.ReportMetric(p99, "p99_ms")
+}
+
+// BenchmarkRunStart measures start_run → the first step's process started under its
+// supervisor: from just before the request is sent to the step's start as the
+// supervisor's journal records it (right after the step's exec). The supervisor is this
+// test binary in its hidden mode (the baton binary starts slower: it links Fyne, whose
+// package init runs first). The step waits for a gate file so its journal can be read.
+func BenchmarkRunStart(b *testing.B) {
+	home, gates := b.TempDir(), b.TempDir()
+	w := startChild(b, home)
+	w.waitWriter(10 * time.Second)
+	w.ok(addWF("gated", 1, "fail", "sh", "-c", `while [ ! -e "$0/$BATON_RUN_ID" ]; do sleep 0.005; done`, gates))
+	var lat []time.Duration
+	for b.Loop() {
+		from := w.nEvents()
+		t0 := time.Now()
+		id := fmt.Sprint(w.ok(map[string]any{"op": "start_run", "workflow": "gated"})["run"])
+		var j workflow.Journal
+		for deadline := time.Now().Add(10 * time.Second); len(j.Steps) == 0; {
+			if time.Now().After(deadline) {
+				b.Fatalf("run %s never started its step", id)
+			}
+			j, _ = workflow.ReadJournal(home, id)
+			time.Sleep(time.Millisecond) // polling the journal, whose own timestamp is measured
+		}
+		lat = append(lat, j.Steps[0].Started.Sub(t0))
+		if err := os.WriteFile(filepath.Join(gates, id), nil, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		w.waitEvent(from, 10*time.Second, eventIs("run", "run", id, "status", "succeeded"))
+	}
+	p50, p99 := pct(lat)
+	b.ReportMetric(p50, "p50_ms")
+	b.ReportMetric(p99, "p99_ms")
 }

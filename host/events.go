@@ -3,6 +3,7 @@ package host
 import (
 	"encoding/json"
 	"sync"
+	"time"
 )
 
 // EventKind names what an event is about.
@@ -28,6 +29,7 @@ type Event struct {
 	Generation uint64    `json:"generation,omitempty"`
 	Reaped     []string  `json:"reaped,omitempty"`
 	Adopted    []string  `json:"adopted,omitempty"`
+	TS         time.Time `json:"-"` // when the window emitted it (written as "ts", unix µs)
 	TookMS     float64   `json:"took_ms,omitempty"`
 	Problem    string    `json:"problem,omitempty"`
 	Run        string    `json:"run,omitempty"`
@@ -39,6 +41,9 @@ type Event struct {
 // MarshalJSON writes the fields of the event's kind, as the control channel documents.
 func (e Event) MarshalJSON() ([]byte, error) {
 	m := map[string]any{"event": e.Kind}
+	if !e.TS.IsZero() {
+		m["ts"] = e.TS.UnixMicro()
+	}
 	switch e.Kind {
 	case EventRole:
 		m["role"], m["writer_pid"], m["epoch"] = e.Role, e.WriterPID, e.Epoch
@@ -176,6 +181,12 @@ func (h *hub) unsubscribe(s *Sub) {
 }
 
 func (h *hub) emit(es ...Event) {
+	now := time.Now()
+	for i := range es {
+		if es[i].TS.IsZero() {
+			es[i].TS = now
+		}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for s := range h.subs {

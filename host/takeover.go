@@ -326,6 +326,27 @@ func (w *Window) cleanAbandoned(self store.Owner) {
 	}
 	cleanInstances(w.home, self)
 	cleanRunTemps(w.home, self)
+	w.cleanSupervisorFiles()
+}
+
+// cleanSupervisorFiles removes the files of supervisors whose runs the document records as
+// ended (or no longer has): a follower leaves them when its supervisor lingered after
+// writing the end. RemoveSupervisorFiles refuses while a supervisor holds its lock.
+func (w *Window) cleanSupervisorFiles() {
+	ents, _ := os.ReadDir(filepath.Join(w.home, "runs"))
+	if len(ents) == 0 {
+		return
+	}
+	doc := w.Snapshot()
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".events")
+		if !ok || strings.HasPrefix(id, ".") {
+			continue
+		}
+		if r := doc.Run(id); r == nil || r.Status != store.StatusRunning {
+			_ = workflow.RemoveSupervisorFiles(w.home, id)
+		}
+	}
 }
 
 // cleanRunTemps removes the temp files that supervisors and writers leave in runs/ while

@@ -95,10 +95,10 @@ func FindOrphans(d *store.Doc, alive Liveness, sup func(r *store.Run) Supervisio
 		o.supAlive = s.Alive
 		w := d.Workflow(r.Workflow)
 		switch {
+		case s.Journal != nil && s.Journal.Ended: // finished; its supervisor may still be exiting
+			o.Action, o.Status, o.Exit, o.Error = ActionRecorded, s.Journal.Status, s.Journal.Exit, s.Journal.Error
 		case s.Alive && !r.CancelRequested && (adoptAll || (w != nil && w.OnOwnerLost == "adopt")):
 			o.Action = ActionAdopted
-		case !s.Alive && s.Journal != nil && s.Journal.Ended:
-			o.Action, o.Status, o.Exit, o.Error = ActionRecorded, s.Journal.Status, s.Journal.Exit, s.Journal.Error
 		case w != nil && w.OnOwnerLost == "requeue" && !r.CancelRequested:
 			o.Action = ActionRequeued
 		default:

@@ -214,7 +214,7 @@ func StartSupervisor(spec Spec) (*Supervisor, error) {
 	// The run's markers: a reaper that finds the run's owner dead kills what carries them,
 	// the supervisor too (unless it adopts the run).
 	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", readyEnv, 2+len(cmd.ExtraFiles)),
-		EnvRunID+"="+spec.RunID, EnvHome+"="+spec.Home)
+		EnvSupervisorOf+"="+spec.RunID, EnvHome+"="+spec.Home)
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}

@@ -204,7 +204,8 @@ func flockFile(f *os.File, how int) error {
 // takeReadyPipe returns the readiness pipe StartSupervisor passed, or nil when run by hand.
 func takeReadyPipe() *os.File {
 	v := os.Getenv(readyEnv)
-	_ = os.Unsetenv(readyEnv) // steps must not see it
+	_ = os.Unsetenv(readyEnv)        // steps must not see it
+	_ = os.Unsetenv(EnvSupervisorOf) // nor the supervisor's own marker
 	fd, err := strconv.Atoi(v)
 	if err != nil || fd < 3 {
 		return nil

@@ -232,8 +232,15 @@ func TestSupervisorOutlivesStarter(t *testing.T) {
 	t.Cleanup(func() { _ = syscall.Kill(-starter.Process.Pid, syscall.SIGKILL); _ = starter.Wait() })
 	pid := 0
 	j := svJournal(t, spec, "the step's start", func(j Journal) bool { return len(j.Steps) == 1 })
-	if b, err := os.ReadFile(specFile + ".pid"); err == nil {
-		pid, _ = strconv.Atoi(string(b))
+	// The starter writes the pid once StartSupervisor returned, which may be after the
+	// step's start is journaled: wait for the file that says it.
+	for deadline := time.Now().Add(10 * time.Second); pid == 0 && time.Now().Before(deadline); {
+		if b, err := os.ReadFile(specFile + ".pid"); err == nil {
+			pid, _ = strconv.Atoi(string(b))
+		}
+		if pid == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 	if pid == 0 || pid != j.SupervisorPID {
 		t.Fatalf("starter reported supervisor pid %d, journal says %d", pid, j.SupervisorPID)
