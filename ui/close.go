@@ -8,12 +8,14 @@ import (
 	"baton/ui/view"
 )
 
-// Closing the writer while its runs are going cancels them; the person is asked first
-// (view.RunsGoingHere and view.CloseQuestion decide). A reader, or a writer with nothing
-// running, closes at once.
+// Closing the writer while its runs are going cancels them, except those whose workflow
+// says to keep running (on_owner_lost "adopt"), which go on for the next writer; the
+// person is asked first when something would be cancelled (view.RunsGoingHere,
+// view.RunsKeptGoing and view.CloseQuestion decide). A reader, or a writer with nothing
+// to cancel, closes at once.
 
 // RequestClose is what the window's close button does: it closes the window, after asking
-// when this window is the writer and runs it owns are going. UI goroutine.
+// when this window is the writer and closing would cancel runs it owns. UI goroutine.
 func (m *Main) RequestClose() {
 	m.confirmClose(func() {
 		m.SaveWindowSize()
@@ -31,10 +33,17 @@ func (m *Main) RunsGoingHere() int {
 	return view.RunsGoingHere(m.core.Status(), m.core.Snapshot())
 }
 
+// RunsKeptGoing counts the runs of this window that closing it leaves going (their
+// workflows keep running when the window closes). It asks the core.
+func (m *Main) RunsKeptGoing() int {
+	return view.RunsKeptGoing(m.core.Status(), m.core.Snapshot())
+}
+
 // confirmClose runs proceed at once when closing cancels nothing, else after the person
 // said Close in a dialog. While the dialog is up, another request does nothing.
 func (m *Main) confirmClose(proceed func()) {
-	ask, title, question := view.CloseQuestion(m.RunsGoingHere())
+	st, doc := m.core.Status(), m.core.Snapshot()
+	ask, title, question := view.CloseQuestion(view.RunsGoingHere(st, doc), view.RunsKeptGoing(st, doc))
 	if !ask {
 		proceed()
 		return

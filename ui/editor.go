@@ -33,7 +33,10 @@ type Editor struct {
 	Title         *widget.Label
 	Name          *widget.Entry
 	MaxConcurrent *widget.Entry
+	// OnOwnerLost is on_owner_lost in plain words (view.OwnerLostOptions); OwnerLostHint
+	// says what the choice does.
 	OnOwnerLost   *widget.Select
+	OwnerLostHint *widget.Label
 	AddStep       *widget.Button
 	Steps         []*StepEditor
 	Save          *widget.Button
@@ -72,11 +75,12 @@ func newEditor(m *Main) *Editor {
 	e.Name.SetPlaceHolder("e.g. backup photos")
 	e.MaxConcurrent = widget.NewEntry()
 	e.MaxConcurrent.SetPlaceHolder("1")
-	e.OnOwnerLost = widget.NewSelect([]string{"fail", "requeue"}, nil)
+	e.OnOwnerLost = widget.NewSelect(view.OwnerLostOptions(""), nil)
+	e.OwnerLostHint = hint(view.OwnerLostHint(""))
 	for _, en := range []*widget.Entry{e.Name, e.MaxConcurrent} {
 		en.OnChanged = func(string) { e.changed() }
 	}
-	e.OnOwnerLost.OnChanged = func(string) { e.changed() }
+	e.OnOwnerLost.OnChanged = func(string) { e.OwnerLostHint.SetText(view.OwnerLostHint(e.ownerLost())); e.changed() }
 	e.AddStep = widget.NewButtonWithIcon("Add step", theme.ContentAddIcon(), func() {
 		e.steps = append(e.steps, view.StepDraft{Argv: []string{""}})
 		e.restructure()
@@ -97,12 +101,11 @@ func newEditor(m *Main) *Editor {
 		e.Errors[k] = errLabel()
 	}
 	e.stepsBox = container.NewVBox()
-	lostHint := hint("When the window running it dies: fail the run, or queue it again.")
 	laneHint := hint("How many runs of this workflow may run at once.")
 	e.form = container.New(layout.NewFormLayout(),
 		widget.NewLabel("Name"), container.NewVBox(e.Name, e.Errors["name"]),
 		widget.NewLabel("Max concurrent"), container.NewVBox(e.MaxConcurrent, laneHint, e.Errors["max_concurrent"]),
-		widget.NewLabel("On owner lost"), container.NewVBox(e.OnOwnerLost, lostHint, e.Errors["on_owner_lost"]),
+		widget.NewLabel("Window lost"), container.NewVBox(widget.NewLabel(view.OwnerLostTitle+":"), e.OnOwnerLost, e.OwnerLostHint, e.Errors["on_owner_lost"]),
 	)
 	actions := container.NewHBox(e.Save, e.Revert, widget.NewSeparator(), e.RunNow, e.Duplicate, layout.NewSpacer(), e.Delete)
 	stepsHead := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), e.AddStep)
@@ -197,7 +200,9 @@ func (e *Editor) fill(w *store.Workflow) {
 	f := view.FormOf(w, e.steps[:0])
 	e.Name.SetText(f.Name)
 	e.MaxConcurrent.SetText(f.MaxConcurrent)
-	e.OnOwnerLost.SetSelected(f.OnOwnerLost)
+	e.OnOwnerLost.Options = view.OwnerLostOptions(f.OnOwnerLost)
+	e.OnOwnerLost.SetSelected(view.OwnerLostLabel(f.OnOwnerLost))
+	e.OwnerLostHint.SetText(view.OwnerLostHint(f.OnOwnerLost))
 	e.steps = f.Steps
 	e.rebuildSteps()
 	e.empty.Hide()
@@ -289,7 +294,15 @@ func enable(d fyne.Disableable, on bool) {
 
 // typed is the workflow as typed in the editor.
 func (e *Editor) typed() view.WorkflowForm {
-	return view.WorkflowForm{Name: e.Name.Text, MaxConcurrent: e.MaxConcurrent.Text, OnOwnerLost: e.OnOwnerLost.Selected, Steps: e.steps}
+	return view.WorkflowForm{Name: e.Name.Text, MaxConcurrent: e.MaxConcurrent.Text, OnOwnerLost: e.ownerLost(), Steps: e.steps}
+}
+
+// ownerLost is the on_owner_lost value chosen ("" when nothing is).
+func (e *Editor) ownerLost() string {
+	if e.OnOwnerLost.Selected == "" {
+		return ""
+	}
+	return view.OwnerLostValue(e.OnOwnerLost.Selected)
 }
 
 // Draft returns the definition as typed, and the messages of fields that do not parse.

@@ -136,6 +136,7 @@ type RunView struct {
 	Exit       *widget.Label
 	Error      *widget.Label
 	Owner      *widget.Label
+	Supervisor *widget.Label // "supervisor pid 812", hidden when the run has none
 	Times      *widget.Label
 	Note       *widget.Label
 	Cancel     *widget.Button
@@ -160,7 +161,7 @@ func newRunView(m *Main) *RunView {
 	v := &RunView{m: m, Title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		StatusIcon: widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), Status: widget.NewLabel(""), Step: widget.NewLabel(""),
 		Progress: widget.NewProgressBar(), Exit: widget.NewLabel(""), Error: widget.NewLabel(""),
-		Owner: widget.NewLabel(""), Times: widget.NewLabel(""), Note: widget.NewLabel(""), Log: widget.NewTextGrid()}
+		Owner: widget.NewLabel(""), Supervisor: widget.NewLabel(""), Times: widget.NewLabel(""), Note: widget.NewLabel(""), Log: widget.NewTextGrid()}
 	v.Title.SizeName = theme.SizeNameSubHeadingText
 	v.Error.Wrapping = fyne.TextWrapWord
 	v.Error.Importance = widget.DangerImportance
@@ -177,7 +178,7 @@ func newRunView(m *Main) *RunView {
 		widget.NewLabel("Status"), v.Status,
 		widget.NewLabel("Progress"), v.Progress,
 		widget.NewLabel("Exit code"), v.Exit,
-		widget.NewLabel("Window"), v.Owner,
+		widget.NewLabel("Window"), container.NewHBox(v.Owner, v.Supervisor),
 		widget.NewLabel("Time"), v.Times,
 	)
 	top := container.NewVBox(head, v.Note, facts, v.Error, widget.NewLabelWithStyle("Log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
@@ -229,6 +230,12 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 		v.Error.Hide()
 	}
 	v.Owner.SetText(f.Owner)
+	v.Supervisor.SetText(f.Supervisor)
+	if f.Supervisor != "" {
+		v.Supervisor.Show()
+	} else {
+		v.Supervisor.Hide()
+	}
 	v.Times.SetText(f.Times)
 }
 

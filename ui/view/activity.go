@@ -41,8 +41,22 @@ func Describe(e store.Entry) string {
 		if tk.OldOwner != nil {
 			s += fmt.Sprintf(", taking over from pid %d", tk.OldOwner.PID)
 		}
-		if n := len(tk.Reaped); n > 0 {
-			s += "; it reaped " + Plural(n, "run", "runs") + " the old writer left running"
+		reaped, recorded := 0, 0
+		for _, r := range tk.Reaped {
+			if r.Action == workflow.ActionRecorded {
+				recorded++
+			} else {
+				reaped++
+			}
+		}
+		if reaped > 0 {
+			s += "; it reaped " + Plural(reaped, "run", "runs") + " the old writer left running"
+		}
+		if recorded > 0 {
+			s += "; it recorded " + Plural(recorded, "run", "runs") + " that finished while no window followed " + pick(recorded, "it", "them")
+		}
+		if ids := runIDs(d["adopted"]); len(ids) > 0 {
+			s += "; it adopted " + Plural(len(ids), "run", "runs") + " still going (" + strings.Join(ids, ", ") + ")"
 		}
 		return s + fmt.Sprintf(" (epoch %d, %v ms)", tk.Epoch, tk.TookMS)
 	case store.KindReap:
@@ -50,11 +64,26 @@ func Describe(e store.Entry) string {
 		if e.Decode(&r) != nil {
 			break
 		}
-		act := "failed"
-		if r.Action == workflow.ActionRequeued {
-			act = "queued again"
+		switch r.Action {
+		case workflow.ActionAdopted:
+			return fmt.Sprintf("Run %s of %s was adopted from window pid %d, which closed or died; it keeps running", r.Run, r.Workflow, r.OwnerPID)
+		case workflow.ActionRecorded:
+			s := fmt.Sprintf("Run %s of %s finished while no window followed it; recorded from its journal", r.Run, r.Workflow)
+			if st, ok := d["status"].(string); ok && st != "" {
+				if msg, ok := d["error"].(string); ok && msg != "" {
+					st += ": " + msg
+				}
+				s += " (" + st + ")"
+			}
+			return s
+		case workflow.ActionFailed, workflow.ActionRequeued, "":
+			act := "failed"
+			if r.Action == workflow.ActionRequeued {
+				act = "queued again"
+			}
+			return fmt.Sprintf("Run %s of %s was %s: its window pid %d had died (%s)", r.Run, r.Workflow, act, r.OwnerPID, r.Evidence)
 		}
-		return fmt.Sprintf("Run %s of %s was %s: its window pid %d had died (%s)", r.Run, r.Workflow, act, r.OwnerPID, r.Evidence)
+		return fmt.Sprintf("Run %s of %s: %s, as its window pid %d had died (%s)", r.Run, r.Workflow, r.Action, r.OwnerPID, r.Evidence)
 	case store.KindReclaim:
 		return fmt.Sprintf("Schedule %v: its run lock was reclaimed from dead window pid %v", d["schedule"], num(d["owner_pid"])) + rest(d, "schedule", "owner_pid")
 	case store.KindOverrun:
@@ -75,8 +104,41 @@ func Describe(e store.Entry) string {
 		return fmt.Sprintf("Run %v was cancelled", d["run"]) + rest(d, "run")
 	case store.KindShutdown:
 		return who + " closed and stopped writing"
+	case "handover": // read from the data: the record is newer than this tab
+		s := fmt.Sprintf("Window pid %v handed writing over to window pid %v, which asked for it", num(pidOf(d["from"], e.PID)), num(pidOf(d["to"], "?")))
+		if ids := runIDs(d["runs"]); len(ids) > 0 {
+			s += fmt.Sprintf("; %s going for it to adopt (%s)", Plural(len(ids), "run was left", "runs were left"), strings.Join(ids, ", "))
+		}
+		return s + rest(d, "from", "to", "runs", "epoch")
 	}
 	return fmt.Sprintf("%s: %s", e.Kind, who) + rest(d)
+}
+
+// runIDs reads a list of runs from an entry's data: run ids, or records with a "run".
+func runIDs(v any) []string {
+	l, _ := v.([]any)
+	var ids []string
+	for _, x := range l {
+		switch x := x.(type) {
+		case string:
+			ids = append(ids, x)
+		case map[string]any:
+			if id, ok := x["run"].(string); ok {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// pidOf reads the pid of an owner in an entry's data, or def when there is none.
+func pidOf(v any, def any) any {
+	if o, ok := v.(map[string]any); ok {
+		if p, ok := o["pid"]; ok {
+			return p
+		}
+	}
+	return def
 }
 
 // rest lists the entry's other details as "; key value" pairs, in a stable order.

@@ -7,36 +7,73 @@ import (
 	"baton/store"
 )
 
-// Closing the writer while its runs are going cancels them: the core's Close stops the
-// executor, which records each run as cancelled, and another window takes over. The
-// person is asked first. A reader, or a writer with nothing running, closes at once.
+// Closing the writer stops its executor: each run going in it is cancelled (recorded as
+// cancelled) unless its workflow says on_owner_lost "adopt", which goes on under its
+// supervisor for the next writer to adopt; another window takes over. The person is asked
+// first when something would be cancelled. A reader, or a writer whose runs all keep
+// going, closes at once.
 
-// RunsGoingHere counts the runs of doc that are running in the window of st while it is
-// the writer: the runs closing it would cancel. A run is this window's when its owner is
-// this window's instance, or, for a run recorded without an owner, this window's pid.
+// RunsGoingHere counts the runs of doc that closing the window of st would cancel: the
+// running runs of this window, while it is the writer, whose workflow does not say
+// on_owner_lost "adopt". A run is this window's when its owner is this window's
+// instance, or, for a run recorded without an owner, this window's pid. A run whose
+// workflow is gone counts: nothing says it would go on.
 func RunsGoingHere(st host.Status, doc *store.Doc) int {
+	cancel, _ := runsHere(st, doc)
+	return cancel
+}
+
+// RunsKeptGoing counts the running runs of this writer window that closing it leaves
+// going: their workflows say on_owner_lost "adopt".
+func RunsKeptGoing(st host.Status, doc *store.Doc) int {
+	_, keep := runsHere(st, doc)
+	return keep
+}
+
+func runsHere(st host.Status, doc *store.Doc) (cancel, keep int) {
 	if RoleOf(st) != host.RoleWriter {
-		return 0
+		return 0, 0
 	}
-	n := 0
 	for i := range doc.Runs {
 		r := &doc.Runs[i]
 		if r.Status != store.StatusRunning {
 			continue
 		}
-		if (r.Owner != nil && r.Owner.Instance == st.Instance) || (r.Owner == nil && r.OwnerPID == st.PID) {
-			n++
+		if !((r.Owner != nil && r.Owner.Instance == st.Instance) || (r.Owner == nil && r.OwnerPID == st.PID)) {
+			continue
+		}
+		if w := doc.Workflow(r.Workflow); w != nil && w.OnOwnerLost == "adopt" {
+			keep++
+		} else {
+			cancel++
 		}
 	}
-	return n
+	return cancel, keep
 }
 
-// CloseQuestion is the question asked before closing a window with runs going in
-// it: ask is false (close at once) when closing cancels nothing.
-func CloseQuestion(going int) (ask bool, title, message string) {
+// CloseQuestion is the question asked before closing a window in which going runs would
+// be cancelled (keep more go on): ask is false (close at once) when closing cancels
+// nothing.
+func CloseQuestion(going, keep int) (ask bool, title, message string) {
 	if going == 0 {
 		return false, "", ""
 	}
-	return true, "Close with runs going?", fmt.Sprintf("%s going in this window. Closing cancels them (they are recorded as "+
-		"cancelled) and another open window, if there is one, takes over. Close anyway?", Plural(going, "run is", "runs are"))
+	them := "them (they are recorded as cancelled)"
+	if going == 1 {
+		them = "it (it is recorded as cancelled)"
+	}
+	msg := fmt.Sprintf("%s going in this window. Closing cancels %s and another open window, if there is one, takes over.",
+		Plural(going, "run is", "runs are"), them)
+	if keep > 0 {
+		msg += fmt.Sprintf(" %s on: %s set to keep running, and the next window that writes follows %s.",
+			Plural(keep, "other run goes", "other runs go"), pick(keep, "its workflow is", "their workflows are"), pick(keep, "it", "them"))
+	}
+	return true, "Close with runs going?", msg + " Close anyway?"
+}
+
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

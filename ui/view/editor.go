@@ -328,3 +328,71 @@ func EditorFollow(doc *store.Doc, open bool, existing string, base *store.Workfl
 	}
 	return FollowLoad, w, ""
 }
+
+// ownerLost are the choices of on_owner_lost, in the order the editor offers them: the
+// core's value and what the person reads.
+var ownerLost = []struct{ value, label, hint string }{
+	{"fail", "Fail",
+		"If the window running it crashes, the run's commands are stopped and the run is recorded as failed. Closing the window cancels it (you are asked first)."},
+	{"requeue", "Run again",
+		"If the window running it crashes, the run's commands are stopped and the run is queued to start again from its first step. Closing the window cancels it (you are asked first)."},
+	{"adopt", "Keep running",
+		"The run goes on when the window running it closes or crashes; the next window that writes follows it to the end."},
+}
+
+// OwnerLostTitle is the label of the on_owner_lost choice in the editor.
+const OwnerLostTitle = "When the window running it closes or crashes"
+
+// OwnerLostOptions are the editor's choices for on_owner_lost, in plain words. A value
+// the editor does not know (current, from a newer Baton) is offered as it is, so loading
+// a workflow never changes its policy behind the person's back.
+func OwnerLostOptions(current string) []string {
+	out := make([]string, 0, len(ownerLost)+1)
+	for _, c := range ownerLost {
+		out = append(out, c.label)
+	}
+	if l := OwnerLostLabel(current); !slices.Contains(out, l) {
+		out = append(out, l)
+	}
+	return out
+}
+
+// OwnerLostLabel is the editor's choice that shows on_owner_lost value v: "Keep running"
+// for "adopt". An empty value is the core's default, "fail"; an unknown one is shown as
+// it is.
+func OwnerLostLabel(v string) string {
+	if v == "" {
+		v = "fail"
+	}
+	for _, c := range ownerLost {
+		if c.value == v {
+			return c.label
+		}
+	}
+	return v
+}
+
+// OwnerLostValue is the on_owner_lost value of the editor's choice label: "adopt" for
+// "Keep running". A label it does not know is taken as the value itself.
+func OwnerLostValue(label string) string {
+	for _, c := range ownerLost {
+		if c.label == label {
+			return c.value
+		}
+	}
+	return label
+}
+
+// OwnerLostHint says what on_owner_lost value v does, in words ("" for a value the
+// editor does not know).
+func OwnerLostHint(v string) string {
+	if v == "" {
+		v = "fail"
+	}
+	for _, c := range ownerLost {
+		if c.value == v {
+			return c.hint
+		}
+	}
+	return ""
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -260,5 +261,45 @@ func TestEditorFollow(t *testing.T) {
 	}
 	if got := SavedText(true); got != "Saved; your newer changes are not saved yet." {
 		t.Errorf("SavedText(true) = %q", got)
+	}
+}
+
+// TestOwnerLostChoices: the editor offers on_owner_lost in plain words, each mapping to
+// the core's value and back; a value it does not know is offered as it is, not dropped.
+func TestOwnerLostChoices(t *testing.T) {
+	if got, want := OwnerLostOptions("fail"), []string{"Fail", "Run again", "Keep running"}; !slices.Equal(got, want) {
+		t.Errorf("OwnerLostOptions = %q, want %q", got, want)
+	}
+	for label, value := range map[string]string{"Fail": "fail", "Run again": "requeue", "Keep running": "adopt"} {
+		if got := OwnerLostValue(label); got != value {
+			t.Errorf("OwnerLostValue(%q) = %q, want %q", label, got, value)
+		}
+		if got := OwnerLostLabel(value); got != label {
+			t.Errorf("OwnerLostLabel(%q) = %q, want %q", value, got, label)
+		}
+		if OwnerLostHint(value) == "" {
+			t.Errorf("no hint for %q", value)
+		}
+		// The core accepts every value offered.
+		f := WorkflowForm{Name: "n", MaxConcurrent: "1", OnOwnerLost: OwnerLostValue(label), Steps: []StepDraft{{Argv: []string{"true"}}}}
+		if w, errs := f.Validate(nil); len(errs) != 0 || w.OnOwnerLost != value {
+			t.Errorf("%q: validated as %q with %v", label, w.OnOwnerLost, errs)
+		}
+	}
+	if got := OwnerLostLabel(""); got != "Fail" {
+		t.Errorf("the default shows as %q, want Fail", got)
+	}
+	if !strings.Contains(OwnerLostHint("adopt"), "goes on when the window running it closes or crashes") ||
+		!strings.Contains(OwnerLostHint("fail"), "Closing the window cancels it") {
+		t.Errorf("hints %q / %q", OwnerLostHint("adopt"), OwnerLostHint("fail"))
+	}
+	if got := OwnerLostOptions("migrate"); !slices.Equal(got, []string{"Fail", "Run again", "Keep running", "migrate"}) ||
+		OwnerLostValue(OwnerLostLabel("migrate")) != "migrate" {
+		t.Errorf("an unknown value: options %q, round trip %q", got, OwnerLostValue(OwnerLostLabel("migrate")))
+	}
+	w := store.Workflow{Name: "n", MaxConcurrent: 1, OnOwnerLost: "adopt", Steps: []store.Step{{Argv: []string{"true"}}}}
+	f := FormOf(&w, nil)
+	if got, _ := f.Draft(); f.OnOwnerLost != "adopt" || got.OnOwnerLost != "adopt" {
+		t.Errorf("adopt: form %q, draft %q", f.OnOwnerLost, got.OnOwnerLost)
 	}
 }

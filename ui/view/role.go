@@ -62,11 +62,14 @@ func RoleText(st host.Status, tk host.Takeover, doc *store.Doc, now time.Time) s
 // TakeoverText says what a takeover did: "took over from pid 41, failed 2 runs it left
 // running, 41 ms".
 func TakeoverText(tk host.Takeover) string {
-	var failed, requeued int
+	var failed, requeued, recorded int
 	for _, o := range tk.Reaped {
-		if o.Action == workflow.ActionRequeued {
+		switch o.Action {
+		case workflow.ActionRequeued:
 			requeued++
-		} else {
+		case workflow.ActionRecorded:
+			recorded++
+		default:
 			failed++
 		}
 	}
@@ -77,15 +80,24 @@ func TakeoverText(tk host.Takeover) string {
 	if requeued > 0 {
 		did = append(did, "re-queued "+Plural(requeued, "run", "runs"))
 	}
-	what := "no runs were left running"
+	var what []string
 	if len(did) > 0 {
-		what = strings.Join(did, " and ") + " it left running"
+		what = append(what, strings.Join(did, " and ")+" it left running")
+	}
+	if n := len(tk.Adopted); n > 0 {
+		what = append(what, "adopted "+Plural(n, "run", "runs")+" still going")
+	}
+	if recorded > 0 {
+		what = append(what, "recorded "+Plural(recorded, "run", "runs")+" that finished meanwhile")
+	}
+	if len(what) == 0 {
+		what = append(what, "no runs were left running")
 	}
 	from := "took over"
 	if tk.OldOwner != nil {
 		from = fmt.Sprintf("took over from pid %d", tk.OldOwner.PID)
 	}
-	return fmt.Sprintf("%s, %s, %s", from, what, fmtMS(tk.TookMS))
+	return fmt.Sprintf("%s, %s, %s", from, strings.Join(what, ", "), fmtMS(tk.TookMS))
 }
 
 func fmtMS(ms float64) string {

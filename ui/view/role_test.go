@@ -96,6 +96,12 @@ func TestTakeoverText(t *testing.T) {
 			"took over from pid 5, re-queued 1 run it left running, 13 ms"},
 		{host.Takeover{OldOwner: &store.Owner{PID: 5}, TookMS: 9, Reaped: []workflow.Orphan{{Action: "failed"}, {Action: "requeued"}, {Action: "requeued"}}},
 			"took over from pid 5, failed 1 run and re-queued 2 runs it left running, 9.0 ms"},
+		{host.Takeover{OldOwner: &store.Owner{PID: 5}, TookMS: 9, Reaped: []workflow.Orphan{{Action: workflow.ActionRecorded}},
+			Adopted: []workflow.Orphan{{Action: workflow.ActionAdopted}, {Action: workflow.ActionAdopted}}},
+			"took over from pid 5, adopted 2 runs still going, recorded 1 run that finished meanwhile, 9.0 ms"},
+		{host.Takeover{OldOwner: &store.Owner{PID: 5}, TookMS: 9, Reaped: []workflow.Orphan{{Action: workflow.ActionFailed}},
+			Adopted: []workflow.Orphan{{Action: workflow.ActionAdopted}}},
+			"took over from pid 5, failed 1 run it left running, adopted 1 run still going, 9.0 ms"},
 	} {
 		if got := TakeoverText(c.tk); got != c.want {
 			t.Errorf("TakeoverText = %q, want %q", got, c.want)

@@ -42,7 +42,10 @@ type RunFacts struct {
 	Exit     string
 	Error    string // "" hides the error line
 	Owner    string
-	Times    string
+	// Supervisor names the run's supervisor process ("supervisor pid 812"), running or
+	// finished; "" when the run has none (queued, or from before supervisors).
+	Supervisor string
+	Times      string
 }
 
 // FactsOf is what the run view shows of r; self is this window's pid.
@@ -68,6 +71,9 @@ func FactsOf(r *store.Run, self int, now time.Time) RunFacts {
 	}
 	if r.OwnerPID == 0 {
 		f.Owner = "none yet"
+	}
+	if r.SupervisorPID != 0 {
+		f.Supervisor = fmt.Sprintf("supervisor pid %d", r.SupervisorPID)
 	}
 	return f
 }

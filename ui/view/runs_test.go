@@ -53,6 +53,14 @@ func TestFactsOf(t *testing.T) {
 			CancelRequested: true, Steps: 1, OwnerPID: 11, Started: at(11, 0, 0), Ended: at(11, 1, 0)},
 			RunFacts{Title: "Run r4 of w", Status: "cancelled", Tone: ToneWarning, Step: "cancelled at step 1 of 1",
 				Exit: "none (the step did not exit by itself)", Owner: "pid 11", Times: "started 11:00, ended 11:01, 1 min 00 s"}},
+		{"running under a supervisor", store.Run{ID: "r5", Workflow: "w", Status: store.StatusRunning, Steps: 1, OwnerPID: 10,
+			SupervisorPID: 812, Started: at(11, 59, 0)},
+			RunFacts{Title: "Run r5 of w", Status: "running", Tone: TonePrimary, Step: "step 1 of 1", Exit: "—",
+				Owner: "pid 10 (this window)", Supervisor: "supervisor pid 812", Times: "started 11:59, 1 min 00 s"}},
+		{"finished under a supervisor", store.Run{ID: "r6", Workflow: "w", Status: store.StatusSucceeded, Steps: 1, ExitCode: new(int),
+			OwnerPID: 11, SupervisorPID: 813, Started: at(11, 0, 0), Ended: at(11, 0, 30)},
+			RunFacts{Title: "Run r6 of w", Status: "succeeded", Tone: ToneSuccess, Step: "done, 1 step", Progress: 1, Exit: "0",
+				Owner: "pid 11", Supervisor: "supervisor pid 813", Times: "started 11:00, ended 11:00, 30 s"}},
 	} {
 		if got := FactsOf(&c.r, 10, now); got != c.want {
 			t.Errorf("%s:\n got %+v\nwant %+v", c.name, got, c.want)
