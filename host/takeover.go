@@ -198,8 +198,10 @@ func (w *Window) auditTakeover(tk Takeover) {
 	rec := store.Takeover{Epoch: tk.Epoch, NewOwner: tk.NewOwner, OldOwner: tk.OldOwner,
 		TookMS: tk.TookMS, CleanedTemps: tk.Cleaned}
 	for _, o := range tk.Reaped {
-		rec.Reaped = append(rec.Reaped, store.Reaped{Run: o.Run, Workflow: o.Workflow, OwnerPID: o.OwnerPID,
-			Action: o.Action, Evidence: o.Evidence, PGID: o.PGID})
+		rec.Reaped = append(rec.Reaped, reapedOf(o))
+	}
+	for _, o := range tk.Adopted {
+		rec.Adopted = append(rec.Adopted, o.Run)
 	}
 	for _, s := range tk.Steps {
 		rec.Steps = append(rec.Steps, store.TakeoverStep{Name: s.Name, MS: s.MS})
@@ -272,9 +274,14 @@ func (w *Window) auditReap(reaped []workflow.Orphan, reclaims []store.Reclaim, e
 		_ = w.audit.Append(r)
 	}
 	for _, o := range reaped {
-		_ = w.audit.Append(store.Reap{Epoch: epoch, Reaped: store.Reaped{Run: o.Run, Workflow: o.Workflow,
-			OwnerPID: o.OwnerPID, Action: o.Action, Evidence: o.Evidence, PGID: o.PGID}})
+		_ = w.audit.Append(store.Reap{Epoch: epoch, Reaped: reapedOf(o)})
 	}
+}
+
+// reapedOf is the audit record of one reaper decision.
+func reapedOf(o workflow.Orphan) store.Reaped {
+	return store.Reaped{Run: o.Run, Workflow: o.Workflow, OwnerPID: o.OwnerPID, Action: o.Action,
+		Evidence: o.Evidence, PGID: o.PGID, Status: o.Status, Error: o.Error, SupervisorPID: o.SupervisorPID}
 }
 
 // reapForeign is the writer's standing reaper, run by its scheduler loop: a running run

@@ -396,16 +396,19 @@ func (w *Window) Close() error {
 	}
 	w.termWG.Wait() // nothing of a writer term touches the home once Close returns
 	w.st.EndEpoch()
+	// The identity ends before state.lock goes, so the next writer's takeover finds this
+	// window gone and adopts the runs it leaves going.
+	w.mu.Lock()
+	inst := w.inst
+	w.mu.Unlock()
+	ierr := inst.Close()
 	if held && !waiting {
 		_ = w.lock.Close()
 	}
 	w.stop()
 	emit()
 	w.hub.finishAll()
-	w.mu.Lock()
-	inst := w.inst
-	w.mu.Unlock()
-	return inst.Close()
+	return ierr
 }
 
 func (w *Window) epoch() uint64 {

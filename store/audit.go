@@ -70,6 +70,7 @@ type Takeover struct {
 	NewOwner     Owner          `json:"new_owner"`
 	OldOwner     *Owner         `json:"old_owner,omitempty"`
 	Reaped       []Reaped       `json:"reaped"`
+	Adopted      []string       `json:"adopted,omitempty"`
 	Steps        []TakeoverStep `json:"steps"`
 	TookMS       float64        `json:"took_ms"`
 	CleanedTemps []string       `json:"cleaned_temps"`
@@ -87,9 +88,14 @@ type Reaped struct {
 	Run      string `json:"run"`
 	Workflow string `json:"workflow"`
 	OwnerPID int    `json:"owner_pid"`
-	Action   string `json:"action"` // workflow.ActionFailed or workflow.ActionRequeued
+	Action   string `json:"action"` // failed, requeued, adopted or recorded (workflow.Action*)
 	Evidence string `json:"evidence"`
 	PGID     int    `json:"pgid,omitempty"`
+	// The outcome a recorded run's journal showed.
+	Status string `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// SupervisorPID is the run's supervisor, when it had one.
+	SupervisorPID int `json:"supervisor_pid,omitempty"`
 }
 
 // Reap records one reaped run, in the writer epoch that reaped it.

@@ -24,13 +24,13 @@ const (
 // Doc is the whole workflows.json document. A Doc handed out by the store is a snapshot:
 // callers must not modify it; Update passes a private copy to its function.
 type Doc struct {
-	Schema     int        `json:"schema"`
-	Generation uint64     `json:"generation"`
-	Epoch      uint64     `json:"epoch"`
-	Writer     *Owner     `json:"writer,omitempty"`
+	Schema     int    `json:"schema"`
+	Generation uint64 `json:"generation"`
+	Epoch      uint64 `json:"epoch"`
+	Writer     *Owner `json:"writer,omitempty"`
 	// HandoverTo names the window the last writer handed over to on request: other
 	// windows that win state.lock give way to it while it lives. Its takeover clears it.
-	HandoverTo *Owner `json:"handover_to,omitempty"`
+	HandoverTo *Owner     `json:"handover_to,omitempty"`
 	Seq        uint64     `json:"seq"`
 	Workflows  []Workflow `json:"workflows"`
 	Runs       []Run      `json:"runs"`
@@ -78,7 +78,7 @@ type Run struct {
 	Steps           int       `json:"steps"` // number of steps when the run was created
 	PGID            int       `json:"pgid,omitempty"`
 	StepPID         int       `json:"step_pid,omitempty"`
-	StepStart       uint64    `json:"step_start,omitempty"` // start time (ticks) of StepPID
+	StepStart       uint64    `json:"step_start,omitempty"`       // start time (ticks) of StepPID
 	SupervisorPID   int       `json:"supervisor_pid,omitempty"`   // the run's supervisor process
 	SupervisorStart uint64    `json:"supervisor_start,omitempty"` // its start time (ticks)
 	Created         time.Time `json:"created"`
