@@ -236,3 +236,37 @@ func TestTakeoverAdoptsAndActivitySaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeThisWindowTheWriter: a read-only window shows "Make this window the writer";
+// tapping it asks the writer to hand over: the window becomes the writer, the run that was
+// going is adopted, not restarted, and the old writer reads on. A writer has no button.
+func TestMakeThisWindowTheWriter(t *testing.T) {
+	isolate(t)
+	home := newHome(t)
+	w1 := startWriter(t, home)
+	addWorkflow(t, w1, "nightly", "sleep", "300")
+	run, _, err := w1.Intents().StartRun(context.Background(), "nightly", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2 := openCore(t, home)
+	m, q := newUI(t, w2)
+	if err := w2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	q.waitFor(t, "the button in the read-only window", func() bool { return m.Role.Ask.Visible() })
+	test.Tap(m.Role.Ask)
+	q.waitFor(t, "this window writing", func() bool {
+		return w2.Role() == host.RoleWriter && strings.Contains(m.Role.Note.Text, "is the writer now")
+	})
+	q.waitFor(t, "the button gone once writing", func() bool { return !m.Role.Ask.Visible() })
+	if w1.Role() != host.RoleReader {
+		t.Fatalf("the old writer is %v, want reader", w1.Role())
+	}
+	if tk := w2.LastTakeover(); len(tk.Adopted) != 1 || tk.Adopted[0].Run != run.ID {
+		t.Fatalf("the hand-over adopted %+v, want run %s", tk.Adopted, run.ID)
+	}
+	if r := w2.Snapshot().Run(run.ID); r.Status != store.StatusRunning || r.Attempt != 1 {
+		t.Fatalf("the run after the hand-over: %s attempt %d", r.Status, r.Attempt)
+	}
+}

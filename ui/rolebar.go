@@ -22,6 +22,10 @@ const TakeoverNoteFor = view.TakeoverNoteFor
 // visible. Touch it only on the UI goroutine.
 type RoleBar struct {
 	Label *widget.Label
+	// Ask is "Make this window the writer", shown while this window reads: it asks the
+	// writer to hand over (request_write).
+	Ask   *widget.Button
+	Note  *widget.Label // the outcome of the last request
 	Icon  *widget.Icon
 	bg    *canvas.Rectangle
 	tone  view.Tone
@@ -30,11 +34,14 @@ type RoleBar struct {
 }
 
 func newRoleBar() *RoleBar {
-	b := &RoleBar{Label: widget.NewLabel(""), Icon: widget.NewIcon(theme.InfoIcon()), bg: canvas.NewRectangle(color.Transparent)}
+	b := &RoleBar{Label: widget.NewLabel(""), Icon: widget.NewIcon(theme.InfoIcon()), bg: canvas.NewRectangle(color.Transparent),
+		Ask: widget.NewButton("Make this window the writer", nil), Note: widget.NewLabel("")}
 	b.Label.TextStyle.Bold = true
 	b.Label.Truncation = fyne.TextTruncateEllipsis
 	b.bg.CornerRadius = theme.InputRadiusSize()
-	row := container.NewBorder(nil, nil, container.NewPadded(b.Icon), nil, b.Label)
+	b.Ask.Hide()
+	b.Note.Hide()
+	row := container.NewBorder(nil, nil, container.NewPadded(b.Icon), container.NewHBox(b.Note, b.Ask), b.Label)
 	b.obj = container.NewPadded(container.NewStack(b.bg, row))
 	return b
 }
@@ -43,6 +50,11 @@ func newRoleBar() *RoleBar {
 func (b *RoleBar) set(role host.Role, text string) {
 	if b.Label.Text != text {
 		b.Label.SetText(text)
+	}
+	if role == host.RoleReader {
+		b.Ask.Show()
+	} else {
+		b.Ask.Hide()
 	}
 	tone := view.RoleTone(role)
 	if b.toned && b.tone == tone {

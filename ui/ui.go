@@ -11,6 +11,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,6 +41,9 @@ type Core interface {
 	// history (which reads files) and the audit log. The control channel sends its
 	// requests to the same service.
 	Intents() *host.Intents
+	// RequestWrite asks the writer to hand over to this window; it blocks until this
+	// window writes or the hand-over did not happen (up to 10 s).
+	RequestWrite(ctx context.Context) (uint64, error)
 }
 
 // Options configure the window. The zero value is what the app uses.
@@ -147,6 +151,7 @@ func New(a fyne.App, core Core, opts Options) *Main {
 	m.Win = a.NewWindow(view.WindowTitle(st))
 	m.Win.SetIcon(Icon)
 	m.Role = newRoleBar()
+	m.Role.Ask.OnTapped = m.RequestWrite
 	m.Footer = widget.NewLabel("")
 	m.Footer.SizeName = theme.SizeNameCaptionText
 	m.Footer.Truncation = fyne.TextTruncateEllipsis
@@ -338,6 +343,18 @@ func (m *Main) runAsync(intent func() error, done func(err error)) {
 		err := intent()
 		m.post(func() { done(err) })
 	}()
+}
+
+// RequestWrite asks the writer to hand over to this window ("Make this window the
+// writer"); the role bar says how it went. It does not block the UI goroutine.
+func (m *Main) RequestWrite() {
+	m.Role.Ask.Disable()
+	m.Role.Note.SetText("Asking the writer to hand over…")
+	m.Role.Note.Show()
+	m.runAsync(func() error { _, err := m.core.RequestWrite(context.Background()); return err }, func(err error) {
+		m.Role.Ask.Enable()
+		m.Role.Note.SetText(view.HandoverResult(err))
+	})
 }
 
 // ShowTab selects the tab with the given title ("Workflow", "Runs", "Timeline", "Activity").

@@ -125,3 +125,11 @@ func ReadOnlyReason(st host.Status) string {
 	}
 	return "Read-only until this window becomes the writer. Your edits here are kept."
 }
+
+// HandoverResult is what the role bar says after "Make this window the writer".
+func HandoverResult(err error) string {
+	if err != nil {
+		return "Not handed over: " + err.Error()
+	}
+	return "This window is the writer now."
+}
