@@ -1,13 +1,18 @@
 package host
 
 // The chaos harness: N headless windows on one home, a client writing to whoever is the
-// writer and a second client reading through it, both recording every operation with the
-// time it was sent and the time its reply came, and a killer that kill -9s the writer
-// (every other cycle; else it kills a reader or SIGSTOPs a window for a while) and starts
-// replacements. Invariants are checked continuously by a poller and again at the end; the
-// history of writes, reads and takeovers is checked for linearizability with porcupine
-// (linearize_test.go), and each window's published views for going back. A run must also
-// show that real work happened (minimumWork): a run that killed nothing fails.
+// writer (and starting runs in lanes that fail, re-queue or are adopted when their owner
+// is lost) and a second client reading through it, both recording every operation with
+// the time it was sent and the time its reply came, and a killer that kill -9s the writer
+// (every other cycle; else it kills a reader, SIGSTOPs a window for a while, kill -9s a
+// run's supervisor while its window lives, or has a reader ask for the write role, a
+// hand-over) and starts replacements. Invariants are checked continuously by a poller and
+// again at the end, exactly-once outcomes among them (each run ends once, with the outcome
+// its lane and the chaos it met call for, and no step starts more often than its lane
+// allows); the history of writes, reads, takeovers and hand-overs is checked for
+// linearizability with porcupine (linearize_test.go), and each window's published views
+// for going back. A run must also show that real work happened (minimumWork): a run that
+// killed nothing fails.
 //
 //	go test ./host -run TestChaos                  short mode (about 15 s), part of the suite
 //	BATON_CHAOS=long go test ./host -run TestChaos -timeout 0 -v      20 minutes
@@ -31,14 +36,17 @@ import (
 	"testing"
 	"time"
 
+	"baton/host/proc"
 	"baton/store"
+	"baton/workflow"
 )
 
 const chaosSlots = 12 // workflows the client rewrites (registers with versions)
 
-// chaosLanes are the workflows whose runs the client starts; each step checks, from the
-// processes alive, that its lane never holds more than max_concurrent runs and that no run
-// executes twice at once.
+// chaosLanes are the workflows whose runs the client starts (sched: its schedule does);
+// each step checks, from the processes alive, that its lane never holds more than
+// max_concurrent runs and that no run executes twice at once, and marks its start and its
+// end. The adopt lane's runs outlive their writer: a writer kill or a hand-over adopts them.
 var chaosLanes = []struct {
 	name   string
 	max    int
@@ -48,7 +56,21 @@ var chaosLanes = []struct {
 	{"lane-a", 2, "fail", "0.3"},
 	{"lane-b", 1, "requeue", "0.6"},
 	{"lane-c", 3, "fail", "0.15"},
+	{"adopt", 2, "adopt", "0.5"},
 	{"sched", 1, "fail", "0.4"},
+}
+
+// chaosClientLanes is how many of chaosLanes (the first ones) the client starts runs of.
+const chaosClientLanes = 4
+
+// chaosLaneOf returns the on_owner_lost of the lane named name.
+func chaosLaneOf(name string) (onLost string, ok bool) {
+	for _, l := range chaosLanes {
+		if l.name == name {
+			return l.onLost, true
+		}
+	}
+	return "", false
 }
 
 // chaosDuration reads BATON_CHAOS: empty or "short" is the default short mode, "long" is
@@ -68,8 +90,11 @@ func chaosDuration() (time.Duration, bool, error) {
 // chaosStep is the argv of a lane step. Its pid file per run detects a second live
 // execution of the same run; its per-lane pid files count live runs of the lane. Each
 // file holds a pid and its start time, so a recycled pid is not taken for a live step.
+// Every start appends "<run> <pid>" to the starts file and every end that was not killed
+// appends "<run>" to the ends file (one short O_APPEND write each: lines never mix).
 func chaosStep(marks, lane string, max int, secs string) []string {
 	script := `d=$1; wf=$2; max=$3; id=$BATON_RUN_ID
+echo "$id $$" >> "$d/starts"
 me="$$ $(cut -d' ' -f22 /proc/$$/stat)"
 live() { s=$(cut -d' ' -f3,22 "/proc/$1/stat" 2>/dev/null) || return 1; [ "${s%% *}" != Z ] && [ "${s%% *}" != X ] && [ "${s#* }" = "$2" ]; }
 f=$d/pid-$id
@@ -79,7 +104,8 @@ mkdir -p "$d/lane-$wf"; echo "$me" > "$d/lane-$wf/$id"
 n=0; for g in "$d/lane-$wf"/*; do read p st 2>/dev/null < "$g" || continue; if live "$p" "$st"; then n=$((n+1)); fi; done
 if [ "$n" -gt "$max" ]; then echo "$wf $n" >> "$d/over"; fi
 sleep $4
-rm -f "$d/lane-$wf/$id"`
+rm -f "$d/lane-$wf/$id"
+echo "$id" >> "$d/ends"`
 	return []string{"sh", "-c", script, "chaos-step", marks, lane, strconv.Itoa(max), secs}
 }
 
@@ -99,13 +125,21 @@ type chaosUnanswered struct {
 	gaveUpAt time.Time
 }
 
+// chaosServed is a request a window answered as the writer: an acknowledged write, or a
+// snapshot naming it as the writer.
+type chaosServed struct {
+	pid  int
+	call time.Time // read before it was sent
+	what string
+}
+
 // chaosExact is an exact kill: the writer pid was killed while every other window was
 // stopped, and runs were running in the file it left; the next takeover must reap exactly
 // those, in its own writer role event.
 type chaosExact struct {
 	pid  int
-	at   time.Time // read before the kill
-	runs map[string]bool
+	at   time.Time         // read before the kill
+	runs map[string]string // run -> its workflow
 }
 
 type chaos struct {
@@ -122,9 +156,9 @@ type chaos struct {
 	acked     int
 	unknown   int // writes whose reply never came (window killed): neither promised nor lost
 	refused   int
-	notWriter int                     // snapshots answered by a window that was no longer the writer (not recorded)
-	killedW   map[int]bool            // pids of writers killed with -9
-	expected  map[int]map[string]bool // killed writer pid -> runs it left running (exact kills)
+	notWriter int                       // snapshots answered by a window that was no longer the writer (not recorded)
+	killedW   map[int]bool              // pids of writers killed with -9
+	expected  map[int]map[string]string // killed writer pid -> runs it left running (exact kills), with their workflows
 	exact     []chaosExact
 	exactSkip int // exact kills whose reap set could not be known (each is a violation)
 	unanswer  []chaosUnanswered
@@ -137,7 +171,23 @@ type chaos struct {
 	lastDoc   *store.Doc
 	polls     int
 	succeeded int           // runs that ended succeeded (counted at the end)
+	adoptOK   int           // runs of the adopt lane that ended succeeded (counted at the end)
 	noWriter  time.Duration // how long the writing client found no writer
+
+	supKills  int            // supervisors killed with -9 while their window lived
+	supRaced  int            // of those, runs whose step had ended already (recorded succeeded)
+	supKilled map[string]int // run -> the supervisor pid killed
+	handovers int            // hand-overs asked for and answered writer
+	hoAdopted int            // runs adopted by the requesters of hand-overs
+	// killAdopted counts the runs adopted by the takeovers that followed writer kills.
+	killAdopted int
+	// served lists the acknowledged writes and the snapshots recorded as served by a
+	// writer: no window may serve one sent after a newer writer term was announced.
+	served []chaosServed
+	// outcome is each run's first terminal outcome the poller saw on disk; it must
+	// never change (a run's outcome is recorded exactly once).
+	outcome map[string]string
+	changed map[string]bool // runs whose changed outcome was reported
 
 	lin *linHistory
 	// readMu is held by the reading client for each snapshot and by the killer for each
@@ -148,7 +198,8 @@ type chaos struct {
 
 func newChaos(t *testing.T, seed int64) *chaos {
 	return &chaos{t: t, home: t.TempDir(), marks: t.TempDir(), rng: rand.New(rand.NewSource(seed)),
-		killedW: map[int]bool{}, expected: map[int]map[string]bool{}, orphans: map[int]bool{}, lin: newLinHistory()}
+		killedW: map[int]bool{}, expected: map[int]map[string]string{}, orphans: map[int]bool{}, lin: newLinHistory(),
+		supKilled: map[string]int{}, outcome: map[string]string{}, changed: map[string]bool{}}
 }
 
 func (h *chaos) violate(format string, a ...any) {
@@ -220,6 +271,7 @@ type chaosCounts struct {
 	cycles, writerKills, readerKills, stops   int
 	writesAcked, runsAcked, runsSucceeded     int
 	reads, takeovers, exactChecked, exactSkip int
+	supervisorKills, handovers, killAdopted   int
 }
 
 // enough says whether the chaos did the work minimumWork asks of a run of dur, in what it
@@ -237,7 +289,8 @@ func (h *chaos) counts(dur time.Duration) chaosCounts {
 	defer h.mu.Unlock()
 	return chaosCounts{dur: dur, cycles: h.cycles, writerKills: h.kills, readerKills: h.rkills, stops: h.stops,
 		writesAcked: writes - open, runsAcked: len(h.ackedRuns), runsSucceeded: h.succeeded, reads: reads,
-		takeovers: terms, exactChecked: len(h.exact), exactSkip: h.exactSkip}
+		takeovers: terms, exactChecked: len(h.exact), exactSkip: h.exactSkip, supervisorKills: h.supKills, handovers: h.handovers,
+		killAdopted: h.killAdopted}
 }
 
 // Minimum work per 5 seconds of chaos, measured on a loaded 2-core machine (two cores,
@@ -247,12 +300,16 @@ const (
 	minWritesPer5s      = 100
 	minRunsPer5s        = 5
 	minReadsPer5s       = 50
+	minSupKillsPer5s    = 1
+	minHandoversPer5s   = 1
+	minKillAdoptsPer5s  = 1
 )
 
 // minimumWork says what a run fell short of: a run in which nothing was killed, little
 // was written or read, or no run ran has checked nothing, however clean it looks. Each
-// writer kill must have led to a takeover, and at least one kill must have been exact
-// (its reap set checked).
+// writer kill must have led to a takeover (a hand-over is one more), at least one kill
+// must have been exact (its reap set checked), supervisors must have been killed,
+// hand-overs made, and runs adopted by the takeovers after writer kills.
 func minimumWork(c chaosCounts) []string {
 	f := c.dur.Seconds() / 5
 	if f < 1 {
@@ -270,7 +327,10 @@ func minimumWork(c chaosCounts) []string {
 	short("runs_succeeded", c.runsSucceeded, need(minRunsPer5s))
 	short("reads", c.reads, need(minReadsPer5s))
 	short("exact_kills", c.exactChecked, 1)
-	short("takeovers", c.takeovers, c.writerKills+1)
+	short("takeovers", c.takeovers, c.writerKills+c.handovers+1)
+	short("supervisor_kills", c.supervisorKills, max(1, need(minSupKillsPer5s)))
+	short("handovers", c.handovers, max(1, need(minHandoversPer5s)))
+	short("adopted_at_takeover", c.killAdopted, max(1, need(minKillAdoptsPer5s)))
 	return out
 }
 
@@ -388,7 +448,7 @@ func (h *chaos) client(stop <-chan struct{}, rng *rand.Rand) {
 		}
 		if time.Since(lastRun) > 120*time.Millisecond && h.queued() < 6 {
 			lastRun = time.Now()
-			h.startRun(w, chaosLanes[rng.Intn(3)].name)
+			h.startRun(w, chaosLanes[rng.Intn(chaosClientLanes)].name)
 			continue
 		}
 		h.mu.Lock()
@@ -427,10 +487,12 @@ func (h *chaos) writeSlot(w *chaosWin, slot, ver int) {
 	if !sent {
 		return
 	}
-	acked := h.record(w, fmt.Sprintf("update_workflow slot-%02d v%d", slot, ver), call, ret, r, replied, func() {
+	what := fmt.Sprintf("update_workflow slot-%02d v%d", slot, ver)
+	acked := h.record(w, what, call, ret, r, replied, func() {
 		if ver > h.ackedVer[slot] {
 			h.ackedVer[slot] = ver
 		}
+		h.served = append(h.served, chaosServed{pid: w.c.pid, call: call, what: what})
 	})
 	if !replied || r["code"] != "read_only" { // a refused write did nothing
 		h.lin.write(w.c.pid, slot, ver, call, ret, acked, uint64(toF(r["generation"])))
@@ -461,13 +523,21 @@ func (h *chaos) readSnap(w *chaosWin, client int) (linSnap, bool) {
 		h.violate("snapshot of window %d: %v", w.c.pid, err)
 		return s, false
 	}
-	if s.WriterPID != w.c.pid {
+	// A snapshot says who writes as its window knows it: a window that has just handed over
+	// is a reader whose view still names itself until the requester's first save reaches
+	// it. The reply carries no role, so a snapshot counts as the writer's only if the
+	// window had not said it was a reader before its reply (its events and replies share
+	// one ordered stream, and it says so as soon as it has let state.lock go).
+	if s.WriterPID != w.c.pid || lastRole(w.c) != "writer" {
 		h.mu.Lock()
 		h.notWriter++ // it stopped being the writer (or had not begun): a reader's view
 		h.mu.Unlock()
 		return s, false
 	}
 	h.lin.read(client, w.c.pid, call, ret, s)
+	h.mu.Lock()
+	h.served = append(h.served, chaosServed{pid: w.c.pid, call: call, what: fmt.Sprintf("snapshot (generation %d, epoch %d)", s.Generation, s.Epoch)})
+	h.mu.Unlock()
 	return s, true
 }
 
@@ -490,7 +560,8 @@ func (h *chaos) record(w *chaosWin, what string, sent, gaveUp time.Time, r map[s
 	default:
 		h.refused++
 		if len(h.viol) < 200 {
-			h.viol = append(h.viol, fmt.Sprintf("write refused with an unexpected error: %v", r))
+			h.viol = append(h.viol, fmt.Sprintf("write refused with an unexpected error: %s sent to window %d (last role %s) at %s: %v",
+				what, w.c.pid, lastRole(w.c), sent.Format("15:04:05.000000"), r))
 		}
 	}
 	return false
@@ -548,6 +619,7 @@ func (h *chaos) poller(stop <-chan struct{}) {
 		lastGen, lastEpoch = d.Generation, d.Epoch
 		h.checkAcked(d, acked, "poll")
 		h.checkLanes(d)
+		h.checkOutcomes(d)
 		if i%4 == 0 {
 			h.checkOrphans(d, false)
 		}
@@ -593,6 +665,43 @@ func (h *chaos) checkAcked(d *store.Doc, acked [chaosSlots]int, when string) (lo
 		}
 	}
 	return lost
+}
+
+// outcomeOf is what a run's record says of its end ("" while it is active).
+func outcomeOf(r *store.Run) string {
+	if r.Active() {
+		return ""
+	}
+	exit := "none"
+	if r.ExitCode != nil {
+		exit = strconv.Itoa(*r.ExitCode)
+	}
+	return fmt.Sprintf("%s (attempt %d, exit %s, ended %s): %q", r.Status, r.Attempt, exit, r.Ended.Format(time.RFC3339Nano), r.Error)
+}
+
+// checkOutcomes: a run's outcome, once on disk, never changes: not to another outcome,
+// not back to queued or running (each run ends exactly once).
+func (h *chaos) checkOutcomes(d *store.Doc) {
+	for i := range d.Runs {
+		r := &d.Runs[i]
+		now := outcomeOf(r)
+		h.mu.Lock()
+		first, seen := h.outcome[r.ID]
+		if !seen && now != "" {
+			h.outcome[r.ID] = now
+		}
+		changed := seen && now != first && !h.changed[r.ID]
+		if changed {
+			h.changed[r.ID] = true // reported once; runOutcomes compares the end too
+		}
+		h.mu.Unlock()
+		if changed {
+			if now == "" {
+				now = r.Status
+			}
+			h.violate("outcome recorded twice: run %s of %s ended %s, then (generation %d) its record says %s", r.ID, r.Workflow, first, d.Generation, now)
+		}
+	}
 }
 
 func (h *chaos) checkLanes(d *store.Doc) {
@@ -657,7 +766,9 @@ func (h *chaos) checkOrphans(d *store.Doc, all bool) {
 }
 
 // cycle is one act of chaos. Every other cycle kills the writer, every other writer kill
-// is exact, so every run does the work minimumWork asks for; the other cycles are drawn.
+// is exact; every fourth kills a run's supervisor too; of the other even cycles, one in
+// three is a lag takeover and one a hand-over, so every run does the work minimumWork
+// asks for; the rest are drawn.
 func (h *chaos) cycle() {
 	h.mu.Lock()
 	h.cycles++
@@ -667,17 +778,26 @@ func (h *chaos) cycle() {
 		h.killWriter(kills%2 == 0)
 		return
 	}
-	if n%6 == 2 {
+	if n%4 == 0 {
+		h.killSupervisor()
+	}
+	switch n % 6 {
+	case 2:
 		h.lagTakeover()
+		return
+	case 4:
+		h.handOver()
 		return
 	}
 	switch p := h.rng.Intn(100); {
-	case p < 30:
+	case p < 25:
 		h.killWriter(kills%2 == 0)
-	case p < 60:
+	case p < 50:
 		h.killReader()
-	default:
+	case p < 75:
 		h.stopAWhile()
+	default:
+		h.handOver()
 	}
 }
 
@@ -695,7 +815,8 @@ func (h *chaos) removeLive(w *chaosWin) {
 
 // killWriter kills the writer with -9 and starts a replacement. With exact, the readers
 // are stopped first, so the file the dead writer left can be read before anyone takes
-// over: every run it had running must then be reaped, exactly once.
+// over: every run it had running must then be reaped (or, in the adopt lane, adopted),
+// exactly once.
 func (h *chaos) killWriter(exact bool) {
 	w := h.waitWriter(10 * time.Second)
 	if w == nil {
@@ -731,8 +852,23 @@ func (h *chaos) killWriter(exact bool) {
 		}
 	}
 	h.spawn()
-	if h.waitWriter(10*time.Second) == nil {
+	if nw := h.waitWriter(10 * time.Second); nw == nil {
 		h.violate("no window took over within 10s of kill -9 of writer %d", w.c.pid)
+	} else {
+		h.noteAdopted(nw)
+	}
+}
+
+// noteAdopted counts the runs that w's last takeover (after a kill) adopted.
+func (h *chaos) noteAdopted(w *chaosWin) {
+	evs := w.c.eventsCopy()
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i]["event"] == "role" && evs[i]["role"] == "writer" {
+			h.mu.Lock()
+			h.killAdopted += len(eventList(evs[i], "adopted"))
+			h.mu.Unlock()
+			return
+		}
 	}
 }
 
@@ -755,10 +891,10 @@ func (h *chaos) exactReapSet(pid int, at time.Time) {
 		h.violate("exact kill of writer %d: its reap set cannot be known: %s", pid, why)
 		return
 	}
-	left := map[string]bool{}
+	left := map[string]string{}
 	for i := range d.Runs {
 		if r := &d.Runs[i]; r.Status == store.StatusRunning {
-			left[r.ID] = true
+			left[r.ID] = r.Workflow
 			if r.OwnerPID != pid {
 				h.violate("exact kill of writer %d: run %s is running under pid %d in its file (generation %d)", pid, r.ID, r.OwnerPID, d.Generation)
 			}
@@ -797,21 +933,27 @@ func (h *chaos) checkExactReaps() {
 			h.violate("exact kill of writer %d: no takeover followed", x.pid)
 			continue
 		}
-		got := map[string]bool{}
-		if rs, ok := first["reaped"].([]any); ok {
-			for _, r := range rs {
-				got[fmt.Sprint(r)] = true
-			}
+		got, adopted := map[string]bool{}, map[string]bool{}
+		for _, id := range eventList(first, "reaped") {
+			got[id] = true
 		}
-		for id := range x.runs {
-			if !got[id] {
-				h.violate("exact kill of writer %d: run %s was running in its file, but the takeover by %d (epoch %v) did not reap it (reaped %v)",
-					x.pid, id, firstPID, first["epoch"], first["reaped"])
+		for _, id := range eventList(first, "adopted") {
+			got[id], adopted[id] = true, true
+		}
+		for id, wf := range x.runs {
+			onLost, _ := chaosLaneOf(wf)
+			switch {
+			case !got[id]:
+				h.violate("exact kill of writer %d: run %s of %s was running in its file, but the takeover by %d (epoch %v) neither reaped nor adopted it (reaped %v, adopted %v)",
+					x.pid, id, wf, firstPID, first["epoch"], first["reaped"], first["adopted"])
+			case adopted[id] && onLost != "adopt":
+				h.violate("exact kill of writer %d: the takeover by %d (epoch %v) adopted run %s of %s (on_owner_lost %s), which a lost owner fails or re-queues",
+					x.pid, firstPID, first["epoch"], id, wf, onLost)
 			}
 		}
 		for id := range got {
-			if !x.runs[id] {
-				h.violate("exact kill of writer %d: the takeover by %d (epoch %v) reaped run %s, which was not running in the file it read",
+			if _, ok := x.runs[id]; !ok {
+				h.violate("exact kill of writer %d: the takeover by %d (epoch %v) reaped or adopted run %s, which was not running in the file it read",
 					x.pid, firstPID, first["epoch"], id)
 			}
 		}
@@ -963,10 +1105,155 @@ func (h *chaos) lagTakeover() {
 	}
 	for _, e := range r.c.eventsCopy()[from:] {
 		if e["event"] == "role" && e["role"] == "writer" {
-			h.t.Logf("lag takeover: window %d took over from writer %d with epoch %v, reaped %v", r.c.pid, w.c.pid, e["epoch"], e["reaped"])
+			h.t.Logf("lag takeover: window %d took over from writer %d with epoch %v, reaped %v, adopted %v", r.c.pid, w.c.pid, e["epoch"], e["reaped"], e["adopted"])
+			h.mu.Lock()
+			h.killAdopted += len(eventList(e, "adopted"))
+			h.mu.Unlock()
 		}
 	}
 	h.spawn()
+}
+
+// supervisorOf says whether pid is a supervisor (the test binary's hidden mode) of run id.
+func supervisorOf(pid int, id string) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	return len(args) >= 3 && args[1] == workflow.SuperviseArg && args[len(args)-1] == id
+}
+
+// killSupervisor kill -9s the supervisor of a random running run while its window (the
+// writer) lives, then waits (15 s at most) for the run's outcome, which runOutcomes checks
+// at the end: failed, naming that supervisor pid; or, if the step had already ended when
+// the kill landed (its end mark is there), succeeded from the journal.
+func (h *chaos) killSupervisor() {
+	d, ok := h.readDoc()
+	if !ok {
+		return
+	}
+	var cands []store.Run
+	for i := range d.Runs {
+		r := d.Runs[i]
+		if r.Status == store.StatusRunning && r.SupervisorPID > 0 && proc.Alive(r.SupervisorPID, r.SupervisorStart) && supervisorOf(r.SupervisorPID, r.ID) {
+			cands = append(cands, r)
+		}
+	}
+	if len(cands) == 0 {
+		return
+	}
+	r := cands[h.rng.Intn(len(cands))]
+	pid := r.SupervisorPID
+	h.mu.Lock()
+	h.supKills++
+	h.supKilled[r.ID] = pid
+	h.mu.Unlock()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		h.violate("kill -9 of supervisor %d of run %s: %v", pid, r.ID, err)
+		return
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		got := h.runRecord(r.ID)
+		if got != nil && (got.Status != store.StatusRunning || got.Attempt != r.Attempt) {
+			h.countSupKilled(got)
+			return
+		}
+		if time.Now().After(deadline) {
+			h.violate("wedged: run %s of %s still running 15s after kill -9 of its supervisor pid %d (owner pid %d)", r.ID, r.Workflow, pid, r.OwnerPID)
+			return
+		}
+		time.Sleep(10 * time.Millisecond) // polls the file, which proves the outcome
+	}
+}
+
+// countSupKilled counts a run whose supervisor was killed after its step had ended (it
+// succeeded); runOutcomes judges every such run at the end.
+func (h *chaos) countSupKilled(r *store.Run) {
+	if r.Status == store.StatusSucceeded {
+		h.mu.Lock()
+		h.supRaced++
+		h.mu.Unlock()
+	}
+}
+
+// runRecord returns run id as the document has it, or the archive once it left the
+// document (nil if neither has it).
+func (h *chaos) runRecord(id string) *store.Run {
+	if d, ok := h.readDoc(); ok {
+		if r := d.Run(id); r != nil {
+			return r
+		}
+	}
+	for _, r := range h.allRuns() {
+		if r.ID == id {
+			return &r
+		}
+	}
+	return nil
+}
+
+// handOver asks a random reader to write (request_write) while the client goes on writing
+// to whoever is the writer. The reply must be writer with a higher epoch; the requester
+// then reports writer (adopting every running run) and the old writer reports reader and
+// lives on.
+func (h *chaos) handOver() {
+	h.mu.Lock()
+	var rs []*chaosWin
+	for _, x := range h.live {
+		if lastRole(x.c) == "reader" {
+			rs = append(rs, x)
+		}
+	}
+	h.mu.Unlock()
+	old := h.waitWriter(10 * time.Second)
+	if len(rs) == 0 || old == nil {
+		return
+	}
+	r := rs[h.rng.Intn(len(rs))]
+	fromR, fromOld := r.c.nEvents(), old.c.nEvents()
+	reply, _, replied := try(r.c, map[string]any{"op": "request_write"}, HandoverTimeout+10*time.Second)
+	switch {
+	case !replied:
+		h.violate("no reply to request_write sent to reader %d within %s", r.c.pid, HandoverTimeout+10*time.Second)
+		return
+	case reply["ok"] != true || reply["role"] != "writer":
+		h.violate("request_write to reader %d (writer %d, every window alive and running) was refused: %v", r.c.pid, old.c.pid, reply)
+		return
+	}
+	var ev map[string]any
+	if !r.c.waitFor(10*time.Second, func() bool {
+		for _, e := range r.c.events[fromR:] {
+			if e["event"] == "role" && e["role"] == "writer" {
+				ev = e
+				return true
+			}
+		}
+		return false
+	}) {
+		h.violate("hand-over: window %d answered writer (epoch %v) but reported no writer role within 10s", r.c.pid, reply["epoch"])
+		return
+	}
+	if toF(ev["epoch"]) != toF(reply["epoch"]) {
+		h.violate("hand-over: window %d answered epoch %v, its writer event says %v", r.c.pid, reply["epoch"], ev["epoch"])
+	}
+	if !old.c.waitFor(10*time.Second, func() bool {
+		for _, e := range old.c.events[fromOld:] {
+			if e["event"] == "role" && e["role"] == "reader" {
+				return true
+			}
+		}
+		return false
+	}) {
+		h.violate("hand-over: the old writer %d reported no reader role within 10s of window %d taking over", old.c.pid, r.c.pid)
+	}
+	adopted := eventList(ev, "adopted")
+	h.mu.Lock()
+	h.handovers++
+	h.hoAdopted += len(adopted)
+	h.mu.Unlock()
+	h.t.Logf("hand-over: window %d took over from %d with epoch %v, adopted %v, settled %v", r.c.pid, old.c.pid, ev["epoch"], adopted, ev["reaped"])
 }
 
 func (h *chaos) killReader() {
@@ -1144,16 +1431,21 @@ func (h *chaos) allRuns() []store.Run {
 }
 
 // checkRuns: every acknowledged run exists; no occurrence of a schedule has two runs; no
-// run executed twice at once; no lane held too many runs.
+// run executed twice at once; no lane held too many runs; each run has one record and the
+// outcome first seen on disk, started no more than its lane allows, and ended as its lane
+// and the chaos it met say (runOutcomes).
 func (h *chaos) checkRuns(d *store.Doc, acked []string) {
 	runs := h.allRuns()
 	have := map[string]bool{}
 	occ := map[string]string{}
-	succeeded := 0
+	succeeded, adoptOK := 0, 0
 	for _, r := range runs {
 		have[r.ID] = true
 		if r.Status == store.StatusSucceeded {
 			succeeded++
+			if onLost, _ := chaosLaneOf(r.Workflow); onLost == "adopt" {
+				adoptOK++
+			}
 		}
 		if r.Schedule != "" {
 			k := r.Schedule + "@" + r.Due.String()
@@ -1162,19 +1454,20 @@ func (h *chaos) checkRuns(d *store.Doc, acked []string) {
 			}
 			occ[k] = r.ID
 		}
-		if strings.Contains(r.Error, "owner window pid") {
-			pid := 0
-			fmt.Sscanf(r.Error[strings.Index(r.Error, "owner window pid")+len("owner window pid "):], "%d", &pid)
-			h.mu.Lock()
-			killed := h.killedW[pid]
-			h.mu.Unlock()
-			if !killed {
-				h.violate("run %s was reaped from pid %d, which was never killed: %s", r.ID, pid, r.Error)
-			}
-		}
 	}
 	h.mu.Lock()
-	h.succeeded = succeeded
+	h.succeeded, h.adoptOK = succeeded, adoptOK
+	killedW := make(map[int]bool, len(h.killedW))
+	for pid := range h.killedW {
+		killedW[pid] = true
+	}
+	m := chaosMarks{starts: map[string]int{}, ends: map[string]int{}, supKilled: map[string]int{}, outcome: map[string]string{}}
+	for id, pid := range h.supKilled {
+		m.supKilled[id] = pid
+	}
+	for id, o := range h.outcome {
+		m.outcome[id] = o
+	}
 	h.mu.Unlock()
 	for _, id := range acked {
 		if !have[id] {
@@ -1187,15 +1480,200 @@ func (h *chaos) checkRuns(d *store.Doc, acked []string) {
 	for _, l := range lines(filepath.Join(h.marks, "over")) {
 		h.violate("lane over max_concurrent (seen by a step): %s", l)
 	}
+	for _, l := range lines(filepath.Join(h.marks, "starts")) {
+		id, _, _ := strings.Cut(l, " ")
+		m.starts[id]++
+	}
+	for _, l := range lines(filepath.Join(h.marks, "ends")) {
+		m.ends[l]++
+	}
+	for _, v := range runOutcomes(runs, m, func(pid int) bool { return killedW[pid] }) {
+		h.violate("%s", v)
+	}
+	for _, v := range checkRunEvents(h.children(), runs) {
+		h.violate("%s", v)
+	}
 }
 
-// checkReaps: every (run, dead owner) is reaped at most once, only dead owners are reaped,
-// and each exact kill's running runs were all reaped.
+// chaosMarks is what the chaos knows of the runs besides their records: the step starts
+// and ends its marks files counted per run, the supervisors it killed (run -> pid) and the
+// first outcome the poller saw on disk.
+type chaosMarks struct {
+	starts, ends map[string]int
+	supKilled    map[string]int
+	outcome      map[string]string
+}
+
+// runOutcomes checks the runs' records (document and archive) at the end of the chaos:
+//   - each run has one record, whose outcome is the first one seen on disk;
+//   - a run's step started at most once per attempt, and at most once in all for a lane
+//     that is not on_owner_lost "requeue" (fail: a lost owner fails it; adopt: the next
+//     writer adopts it); a run that succeeded had its step start and end;
+//   - a run whose supervisor was killed while its window lived failed naming that pid
+//     (or succeeded, its step having ended before the kill);
+//   - a run of the adopt lane succeeded: its writer's kill or hand-over never ends it.
+//     It may fail only as above, or if its writer was killed before its supervisor was
+//     up (the error names that killed writer and no supervisor, and no step started).
+//   - a run failed naming an owner window names one the chaos killed.
+func runOutcomes(runs []store.Run, m chaosMarks, killed func(pid int) bool) []string {
+	var out []string
+	records := map[string]int{}
+	for _, r := range runs {
+		records[r.ID]++
+	}
+	for i := range runs {
+		r := &runs[i]
+		if n := records[r.ID]; n > 1 {
+			out = append(out, fmt.Sprintf("outcome recorded twice: run %s has %d records in the document and the archive", r.ID, n))
+			records[r.ID] = 0 // once
+		}
+		if r.Active() {
+			continue // finish reports it wedged
+		}
+		now := outcomeOf(r)
+		if first, ok := m.outcome[r.ID]; ok && first != now {
+			out = append(out, fmt.Sprintf("outcome recorded twice: run %s of %s was first seen ended %s, its record says %s", r.ID, r.Workflow, first, now))
+		}
+		onLost, lane := chaosLaneOf(r.Workflow)
+		starts := m.starts[r.ID]
+		if lane && starts > max(r.Attempt, 1) {
+			out = append(out, fmt.Sprintf("duplicate run: run %s of %s started its step %d times in %d attempts", r.ID, r.Workflow, starts, r.Attempt))
+		}
+		if lane && onLost != "requeue" && starts > 1 {
+			out = append(out, fmt.Sprintf("duplicate run: run %s of %s (on_owner_lost %s) started its step %d times", r.ID, r.Workflow, onLost, starts))
+		}
+		if lane && r.Status == store.StatusSucceeded && (starts == 0 || m.ends[r.ID] == 0) {
+			out = append(out, fmt.Sprintf("run %s of %s recorded succeeded, but its step started %d times and ended %d times", r.ID, r.Workflow, starts, m.ends[r.ID]))
+		}
+		owner := 0
+		if k := strings.Index(r.Error, "owner window pid "); k >= 0 {
+			fmt.Sscanf(r.Error[k+len("owner window pid "):], "%d", &owner)
+			if !killed(owner) {
+				out = append(out, fmt.Sprintf("run %s was reaped from pid %d, which was never killed: %s", r.ID, owner, r.Error))
+			}
+		}
+		if pid, ok := m.supKilled[r.ID]; ok {
+			switch {
+			case r.Status == store.StatusFailed && strings.Contains(r.Error, fmt.Sprintf("supervisor pid %d died", pid)):
+			case r.Status == store.StatusSucceeded && m.ends[r.ID] > 0:
+			default:
+				out = append(out, fmt.Sprintf("run %s of %s, whose supervisor pid %d was killed while its window lived, ended %s, not failed naming that supervisor",
+					r.ID, r.Workflow, pid, now))
+			}
+			continue
+		}
+		if onLost == "adopt" && r.Status != store.StatusSucceeded {
+			if r.Status == store.StatusFailed && owner != 0 && killed(owner) && !strings.Contains(r.Error, "supervisor") && starts == 0 {
+				continue // its writer died between claiming it and starting its supervisor
+			}
+			out = append(out, fmt.Sprintf("adopt run %s ended %s, its step having started %d times: a run whose supervisor lives must be adopted by the next writer and succeed",
+				r.ID, now, starts))
+		}
+	}
+	return out
+}
+
+// checkRunEvents: every window saw each run end at most once, and with its final
+// outcome: no window saw a run change after it ended (a second record of its end).
+func checkRunEvents(cs []*child, runs []store.Run) []string {
+	final := map[string]string{}
+	for _, r := range runs {
+		final[r.ID] = r.Status
+	}
+	var out []string
+	for _, c := range cs {
+		ended := map[string]string{}
+		c.mu.Lock()
+		for _, e := range c.events {
+			if e["event"] != "run" {
+				continue
+			}
+			id, st := fmt.Sprint(e["run"]), fmt.Sprint(e["status"])
+			if prev, ok := ended[id]; ok {
+				out = append(out, fmt.Sprintf("outcome recorded twice: window %d saw run %s end %s, then become %s (%v)", c.pid, id, prev, st, e["error"]))
+				continue
+			}
+			if st == store.StatusQueued || st == store.StatusRunning {
+				continue
+			}
+			ended[id] = st
+			if f, ok := final[id]; ok && f != st {
+				out = append(out, fmt.Sprintf("outcome recorded twice: window %d saw run %s end %s, its record says %s", c.pid, id, st, f))
+			}
+		}
+		c.mu.Unlock()
+	}
+	return out
+}
+
+// chaosTerm is one writer term as the windows' role events tell it: it began when its
+// writer event was read, and ended when the window's next role event was read or, for a
+// window killed as the writer, just before its kill.
+type chaosTerm struct {
+	pid        int
+	epoch      uint64
+	start, end time.Time // end zero: still open
+	byKill     bool      // ended by the chaos's kill -9 of the window
+}
+
+// terms returns every writer term of every window, by start.
+func (h *chaos) terms() []chaosTerm {
+	h.mu.Lock()
+	wins := append([]*chaosWin(nil), h.wins...)
+	h.mu.Unlock()
+	var terms []chaosTerm
+	for _, w := range wins {
+		c := w.c
+		c.mu.Lock()
+		var cur *chaosTerm
+		for i, e := range c.events {
+			if e["event"] != "role" {
+				continue
+			}
+			if cur != nil { // a role event after a writer event ends that term...
+				if e["role"] != "writer" { // ...but a second writer event leaves it open
+					cur.end = c.eventAt[i]
+				}
+				terms = append(terms, *cur)
+				cur = nil
+			}
+			if e["role"] == "writer" {
+				cur = &chaosTerm{pid: c.pid, start: c.eventAt[i], epoch: uint64(toF(e["epoch"]))}
+			}
+		}
+		if cur != nil {
+			cur.end = w.ended // zero (open) if still alive
+			cur.byKill = w.killed
+			terms = append(terms, *cur)
+		}
+		c.mu.Unlock()
+	}
+	sort.Slice(terms, func(i, j int) bool { return terms[i].start.Before(terms[j].start) })
+	return terms
+}
+
+// ownerTerm returns the term of window pid that a reap in epoch names as the run's owner:
+// the last one it began before that epoch (nil if it never wrote before it).
+func ownerTerm(terms []chaosTerm, pid int, epoch uint64) *chaosTerm {
+	var best *chaosTerm
+	for i := range terms {
+		if t := &terms[i]; t.pid == pid && t.epoch < epoch && (best == nil || t.epoch > best.epoch) {
+			best = t
+		}
+	}
+	return best
+}
+
+// checkReaps: every (run, owner's term) is settled at most once, only terms that ended are
+// settled, a term that ended by a hand-over (its window alive) has its runs adopted or
+// recorded from their journal, never failed or re-queued, an adopt run is never killed
+// while its supervisor lives, and each exact kill's running runs were all reaped.
 func (h *chaos) checkReaps() {
 	entries, err := store.NewAudit(h.home).Read(0)
 	if err != nil {
 		h.violate("audit: %v", err)
 	}
+	terms := h.terms()
 	seen := map[string]int{}
 	byOwner := map[int]map[string]bool{}
 	for _, e := range entries {
@@ -1204,16 +1682,34 @@ func (h *chaos) checkReaps() {
 		}
 		run := fmt.Sprint(e.Data["run"])
 		owner := int(toF(e.Data["owner_pid"]))
-		seen[fmt.Sprintf("%s/%d", run, owner)]++
+		epoch := uint64(toF(e.Data["epoch"]))
+		action, wf := fmt.Sprint(e.Data["action"]), fmt.Sprint(e.Data["workflow"])
 		if byOwner[owner] == nil {
 			byOwner[owner] = map[string]bool{}
 		}
 		byOwner[owner][run] = true
+		t := ownerTerm(terms, owner, epoch)
 		h.mu.Lock()
 		killed := h.killedW[owner]
 		h.mu.Unlock()
-		if !killed {
-			h.violate("reap of run %s names owner %d, which was never killed (evidence %v)", run, owner, e.Data["evidence"])
+		switch {
+		case t == nil:
+			seen[fmt.Sprintf("%s/%d", run, owner)]++
+			if !killed {
+				h.violate("reap of run %s (epoch %d, %s) names owner %d, which never wrote before and was never killed (evidence %v)", run, epoch, action, owner, e.Data["evidence"])
+			}
+			continue
+		case t.byKill:
+		case t.end.IsZero():
+			h.violate("reap of run %s (epoch %d, %s) names owner %d, whose writer term (epoch %d) never ended (evidence %v)", run, epoch, action, owner, t.epoch, e.Data["evidence"])
+		case action != workflow.ActionAdopted && action != workflow.ActionRecorded:
+			h.violate("run %s of %s was %s (epoch %d) from owner %d, whose term (epoch %d) ended alive (a hand-over adopts every running run whose supervisor lives, and none was being killed; evidence %v)",
+				run, wf, action, epoch, owner, t.epoch, e.Data["evidence"])
+		}
+		seen[fmt.Sprintf("%s/%d/%d", run, owner, t.epoch)]++
+		// (An adopt run failed here is judged by its record: see runOutcomes.)
+		if onLost, _ := chaosLaneOf(wf); onLost == "adopt" && action == workflow.ActionRequeued {
+			h.violate("adopt run %s was re-queued (epoch %d) after its owner %d was lost", run, epoch, owner)
 		}
 	}
 	for k, n := range seen {
@@ -1255,46 +1751,19 @@ func (h *chaos) checkHistory() {
 }
 
 // checkRoles: from every window's role events, writer terms never overlap and their
-// epochs strictly increase.
+// epochs strictly increase; no window served a request as the writer once a newer term
+// had been announced (checkServed).
+//
+// A term that ended by a kill ended before the kill, so a successor whose writer event
+// was read before then overlapped it. A term that ended alive (a hand-over: the window
+// reads on) ended inside its window, before its reader event was written, and that event
+// may be read after the successor's writer event: the read times do not order the two
+// terms, so such terms are checked by what their window served instead.
 func (h *chaos) checkRoles() {
-	type term struct {
-		pid        int
-		start, end time.Time
-		epoch      uint64
-	}
-	var terms []term
-	h.mu.Lock()
-	wins := append([]*chaosWin(nil), h.wins...)
-	h.mu.Unlock()
-	for _, w := range wins {
-		c := w.c
-		c.mu.Lock()
-		var cur *term
-		for i, e := range c.events {
-			if e["event"] != "role" {
-				continue
-			}
-			if e["role"] == "writer" {
-				if cur != nil {
-					terms = append(terms, *cur)
-				}
-				cur = &term{pid: c.pid, start: c.eventAt[i], epoch: uint64(toF(e["epoch"]))}
-			} else if cur != nil {
-				cur.end = c.eventAt[i]
-				terms = append(terms, *cur)
-				cur = nil
-			}
-		}
-		if cur != nil {
-			cur.end = w.ended // zero (open) if still alive
-			terms = append(terms, *cur)
-		}
-		c.mu.Unlock()
-	}
-	sort.Slice(terms, func(i, j int) bool { return terms[i].start.Before(terms[j].start) })
+	terms := h.terms()
 	for i := 1; i < len(terms); i++ {
 		a, b := terms[i-1], terms[i]
-		if a.end.IsZero() || a.end.After(b.start) {
+		if a.end.IsZero() || (a.byKill && a.end.After(b.start)) {
 			h.violate("two writers at once: pid %d (epoch %d, since %s) and pid %d (epoch %d, since %s)",
 				a.pid, a.epoch, a.start.Format("15:04:05.000000"), b.pid, b.epoch, b.start.Format("15:04:05.000000"))
 		}
@@ -1302,6 +1771,41 @@ func (h *chaos) checkRoles() {
 			h.violate("epochs do not increase: pid %d epoch %d, then pid %d epoch %d", a.pid, a.epoch, b.pid, b.epoch)
 		}
 	}
+	h.mu.Lock()
+	served := append([]chaosServed(nil), h.served...)
+	h.mu.Unlock()
+	for _, v := range checkServed(terms, served) {
+		h.violate("%s", v)
+	}
+}
+
+// checkServed: a window that answered a request as the writer (an acknowledged write, a
+// snapshot naming it) did so in its newest term announced before the request was sent,
+// and no other window had announced a term with a higher epoch by then: that term could
+// only begin once this one had ended, so the window served while another wrote.
+func checkServed(terms []chaosTerm, served []chaosServed) []string {
+	var out []string
+	for _, s := range served {
+		var own *chaosTerm
+		for i := range terms {
+			if t := &terms[i]; t.pid == s.pid && t.start.Before(s.call) && (own == nil || t.start.After(own.start)) {
+				own = t
+			}
+		}
+		if own == nil {
+			out = append(out, fmt.Sprintf("two writers at once: window %d served %s (sent %s) as the writer, without having announced a writer term",
+				s.pid, s.what, s.call.Format("15:04:05.000000")))
+			continue
+		}
+		for i := range terms {
+			if t := &terms[i]; t.pid != s.pid && t.epoch > own.epoch && t.start.Before(s.call) {
+				out = append(out, fmt.Sprintf("two writers at once: window %d served %s (sent %s) as the writer of epoch %d, after window %d had announced epoch %d (at %s)",
+					s.pid, s.what, s.call.Format("15:04:05.000000"), own.epoch, t.pid, t.epoch, t.start.Format("15:04:05.000000")))
+				break
+			}
+		}
+	}
+	return out
 }
 
 func (h *chaos) summary(dur, ran time.Duration) string {
@@ -1329,11 +1833,13 @@ func (h *chaos) summary(dur, ran time.Duration) string {
 	h.lin.mu.Lock()
 	pieces := h.lin.pieces
 	h.lin.mu.Unlock()
-	return fmt.Sprintf("chaos summary: duration=%s ran=%s cycles=%d writer_kills=%d reader_kills=%d stops=%d windows=%d "+
+	return fmt.Sprintf("chaos summary: duration=%s ran=%s cycles=%d writer_kills=%d reader_kills=%d stops=%d "+
+		"supervisor_kills=%d supervisor_kills_after_end=%d handovers=%d adopted_at_handover=%d adopted_at_takeover=%d adopt_runs_succeeded=%d windows=%d "+
 		"writes_acked=%d runs_acked=%d runs_succeeded=%d unanswered=%d refused=%d lost=%d duplicate_runs=%d wedged_lanes=%d orphans=%d "+
 		"exact_kills=%d exact_reaps_checked=%d exact_skipped=%d history_writes=%d history_open=%d reads=%d reads_not_writer=%d "+
 		"takeovers=%d history_ops=%d history_pieces=%d write_p50=%s write_max=%s no_writer=%s polls=%d violations=%d",
-		dur, ran, h.cycles, h.kills, h.rkills, h.stops, len(h.wins), writes-open, len(h.ackedRuns), h.succeeded, h.unknown, h.refused,
+		dur, ran, h.cycles, h.kills, h.rkills, h.stops, h.supKills, h.supRaced, h.handovers, h.hoAdopted, h.killAdopted, h.adoptOK,
+		len(h.wins), writes-open, len(h.ackedRuns), h.succeeded, h.unknown, h.refused,
 		lost, dups, wedged, orph, len(h.exact), exactRuns, h.exactSkip, writes, open, reads, h.notWriter,
 		terms, ops, pieces, p50.Round(time.Microsecond), pmax.Round(time.Millisecond), h.noWriter.Round(time.Millisecond), h.polls, len(h.viol))
 }
@@ -1565,7 +2071,8 @@ func floodWatch(t *testing.T, home string) {
 // clean it looks; one that did the work passes.
 func TestChaosMinimumWork(t *testing.T) {
 	busy := chaosCounts{dur: 5 * time.Second, cycles: 10, writerKills: 5, readerKills: 2, stops: 3,
-		writesAcked: 400, runsAcked: 20, runsSucceeded: 12, reads: 300, takeovers: 6, exactChecked: 3}
+		writesAcked: 400, runsAcked: 20, runsSucceeded: 12, reads: 300, takeovers: 8, exactChecked: 3,
+		supervisorKills: 2, handovers: 2, killAdopted: 2}
 	if got := minimumWork(busy); len(got) != 0 {
 		t.Fatalf("a busy run was refused: %q", got)
 	}
@@ -1581,12 +2088,146 @@ func TestChaosMinimumWork(t *testing.T) {
 		{"no reads", func(c *chaosCounts) { c.reads = 0 }, "reads=0"},
 		{"no exact kill", func(c *chaosCounts) { c.exactChecked = 0 }, "exact_kills=0"},
 		{"a kill without a takeover", func(c *chaosCounts) { c.takeovers = 5 }, "takeovers=5"},
+		{"a hand-over without a takeover", func(c *chaosCounts) { c.takeovers = 7 }, "takeovers=7"},
+		{"no supervisor kill", func(c *chaosCounts) { c.supervisorKills = 0 }, "supervisor_kills=0"},
+		{"no hand-over", func(c *chaosCounts) { c.handovers, c.takeovers = 0, 6 }, "handovers=0"},
+		{"no adoption after a kill", func(c *chaosCounts) { c.killAdopted = 0 }, "adopted_at_takeover=0"},
 		{"long run, short of kills", func(c *chaosCounts) { c.dur = time.Minute }, "writer_kills=5"},
 	} {
 		c := busy
 		tc.mod(&c)
 		if got := minimumWork(c); !hasContaining(got, tc.want) {
 			t.Errorf("%s: minimumWork = %q, want a complaint about %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestChaosRunOutcomes shows runOutcomes on made-up records and marks: what it accepts
+// and each thing it must refuse.
+func TestChaosRunOutcomes(t *testing.T) {
+	exit0 := 0
+	ended := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	run := func(id, wf, status string, attempt int, errText string) store.Run {
+		r := store.Run{ID: id, Workflow: wf, Status: status, Attempt: attempt, Error: errText, Ended: ended}
+		if status == store.StatusSucceeded {
+			r.ExitCode = &exit0
+		}
+		return r
+	}
+	lostOwner := "owner window pid 7 died (instance lock of pid 7 is free; pid 7 is gone) while step 1 of 1 was running"
+	clean := func() ([]store.Run, chaosMarks) {
+		runs := []store.Run{
+			run("a1", "lane-a", store.StatusSucceeded, 1, ""),
+			run("a2", "lane-a", store.StatusFailed, 1, lostOwner),
+			run("b1", "lane-b", store.StatusSucceeded, 3, "re-queued: "+lostOwner),
+			run("d1", "adopt", store.StatusSucceeded, 1, ""),
+			run("d2", "adopt", store.StatusFailed, 1, lostOwner), // its supervisor was not up yet
+			run("d3", "adopt", store.StatusFailed, 1, "the run's supervisor pid 99 died while step 1 was running; its processes were killed"),
+			run("c1", "lane-c", store.StatusSucceeded, 1, ""), // its supervisor was killed after the step ended
+			run("s1", "slot-01", store.StatusSucceeded, 1, ""),
+		}
+		m := chaosMarks{
+			starts:    map[string]int{"a1": 1, "a2": 1, "b1": 2, "d1": 1, "d3": 1, "c1": 1},
+			ends:      map[string]int{"a1": 1, "b1": 1, "d1": 1, "c1": 1},
+			supKilled: map[string]int{"d3": 99, "c1": 98},
+			outcome:   map[string]string{},
+		}
+		for i := range runs {
+			m.outcome[runs[i].ID] = outcomeOf(&runs[i])
+		}
+		return runs, m
+	}
+	killed := func(pid int) bool { return pid == 7 }
+	runs, m := clean()
+	if got := runOutcomes(runs, m, killed); len(got) != 0 {
+		t.Fatalf("clean runs refused: %q", got)
+	}
+	for _, tc := range []struct {
+		name string
+		mod  func(runs []store.Run, m chaosMarks) []store.Run
+		want string
+	}{
+		{"two records of one run", func(runs []store.Run, m chaosMarks) []store.Run { return append(runs, runs[0]) }, "run a1 has 2 records"},
+		{"an outcome that changed", func(runs []store.Run, m chaosMarks) []store.Run {
+			runs[1].Error = "cancelled"
+			return runs
+		}, "run a2 of lane-a was first seen ended failed"},
+		{"a fail run started twice", func(runs []store.Run, m chaosMarks) []store.Run { m.starts["a2"] = 2; return runs }, "run a2 of lane-a (on_owner_lost fail) started its step 2 times"},
+		{"an adopt run started twice", func(runs []store.Run, m chaosMarks) []store.Run { m.starts["d1"] = 2; return runs }, "run d1 of adopt (on_owner_lost adopt) started its step 2 times"},
+		{"a requeue run started more often than its attempts", func(runs []store.Run, m chaosMarks) []store.Run { m.starts["b1"] = 4; return runs }, "run b1 of lane-b started its step 4 times in 3 attempts"},
+		{"a success without its step's end", func(runs []store.Run, m chaosMarks) []store.Run { delete(m.ends, "a1"); return runs }, "run a1 of lane-a recorded succeeded, but its step started 1 times and ended 0 times"},
+		{"an adopt run failed with its supervisor alive", func(runs []store.Run, m chaosMarks) []store.Run {
+			runs[4].Error = lostOwner + "; its supervisor pid 50 was stopped"
+			m.outcome["d2"] = outcomeOf(&runs[4])
+			return runs
+		}, "adopt run d2 ended failed"},
+		{"an adopt run failed after its step started", func(runs []store.Run, m chaosMarks) []store.Run { m.starts["d2"] = 1; return runs }, "adopt run d2 ended failed"},
+		{"an adopt run failed from an owner never killed", func(runs []store.Run, m chaosMarks) []store.Run {
+			runs[4].Error = strings.ReplaceAll(lostOwner, "7", "8")
+			m.outcome["d2"] = outcomeOf(&runs[4])
+			return runs
+		}, "run d2 was reaped from pid 8, which was never killed"},
+		{"a killed supervisor not named", func(runs []store.Run, m chaosMarks) []store.Run { m.supKilled["d3"] = 97; return runs }, "run d3 of adopt, whose supervisor pid 97 was killed"},
+		{"a killed supervisor's run succeeded with its step cut short", func(runs []store.Run, m chaosMarks) []store.Run { delete(m.ends, "c1"); return runs }, "run c1 of lane-c, whose supervisor pid 98 was killed"},
+	} {
+		runs, m := clean()
+		runs = tc.mod(runs, m)
+		if got := runOutcomes(runs, m, killed); !hasContaining(got, tc.want) {
+			t.Errorf("%s: runOutcomes = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestChaosRunEvents shows checkRunEvents on made-up event streams.
+func TestChaosRunEvents(t *testing.T) {
+	win := func(pid int, sts ...string) *child {
+		c := &child{pid: pid}
+		for _, st := range sts {
+			c.events = append(c.events, map[string]any{"event": "run", "run": "r1", "status": st})
+		}
+		return c
+	}
+	final := []store.Run{{ID: "r1", Status: store.StatusSucceeded}}
+	for _, tc := range []struct {
+		name string
+		cs   []*child
+		want string
+	}{
+		{"one end in every window", []*child{win(1, "queued", "running", "queued", "running", "succeeded"), win(2, "running", "succeeded"), win(3)}, ""},
+		{"an end, then running again", []*child{win(1, "running", "failed", "running", "succeeded")}, "window 1 saw run r1 end failed, then become running"},
+		{"two outcomes in two windows", []*child{win(1, "running", "succeeded"), win(2, "running", "failed")}, "window 2 saw run r1 end failed, its record says succeeded"},
+	} {
+		got := checkRunEvents(tc.cs, final)
+		if tc.want == "" && len(got) > 0 || tc.want != "" && !hasContaining(got, tc.want) {
+			t.Errorf("%s: checkRunEvents = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestChaosServed shows checkServed on made-up terms: a window that handed over (it lives
+// on as a reader) must serve nothing as the writer once its successor announced itself;
+// its own later term is another matter.
+func TestChaosServed(t *testing.T) {
+	at := func(n int) time.Time { return time.Time{}.Add(time.Duration(n) * time.Millisecond) }
+	terms := []chaosTerm{
+		{pid: 1, epoch: 1, start: at(0), end: at(12)}, // handed over: its reader event was read late
+		{pid: 2, epoch: 2, start: at(10), end: at(20)},
+		{pid: 1, epoch: 3, start: at(21)},
+	}
+	for _, tc := range []struct {
+		name string
+		s    chaosServed
+		want string
+	}{
+		{"the writer before the hand-over", chaosServed{pid: 1, call: at(5), what: "w"}, ""},
+		{"the successor", chaosServed{pid: 2, call: at(11), what: "w"}, ""},
+		{"the old writer again, in its next term", chaosServed{pid: 1, call: at(22), what: "w"}, ""},
+		{"the old writer after its successor announced itself", chaosServed{pid: 1, call: at(11), what: "w"}, "window 1 served w (sent 00:00:00.011000) as the writer of epoch 1, after window 2 had announced epoch 2"},
+		{"a window that never announced a term", chaosServed{pid: 3, call: at(11), what: "w"}, "window 3 served w"},
+	} {
+		got := checkServed(terms, []chaosServed{tc.s})
+		if tc.want == "" && len(got) > 0 || tc.want != "" && !hasContaining(got, tc.want) {
+			t.Errorf("%s: checkServed = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

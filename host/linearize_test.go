@@ -14,7 +14,10 @@ package host
 //   - "term": who writes, and with which epoch. A takeover (a window's writer role event)
 //     must raise the epoch; a snapshot served by a writer must carry exactly the epoch
 //     and the window of the term then current. A takeover that works from a stale copy
-//     and bumps an epoch that was already used fails here.
+//     and bumps an epoch that was already used fails here. A hand-over is a takeover
+//     like any other (the requester's writer event, a higher epoch), whose predecessor
+//     is not dead but reads on: it serves no more snapshots as the writer, and a window
+//     may hold several terms over its life (each with its own, higher epoch).
 //   - "generation": the generation a reply through the writer carries never goes back.
 //
 // Reader views are checked apart (checkViews): they lag by design, so they are not
@@ -599,6 +602,41 @@ func TestLinearizeModel(t *testing.T) {
 			l.write(1, 0, 5, ms(3), ms(4), false, 0)
 			l.takeover(2, 2, ms(0), ms(7))
 			l.read(0, 2, ms(8), ms(9), snap(3, 2, 5))
+		}, false},
+		{"a hand-over: a higher epoch while the old writer reads on, and hands back later", func(l *linHistory) {
+			l.takeover(1, 1, ms(0), ms(1))
+			l.write(1, 0, 5, ms(2), ms(3), true, 2)
+			l.read(0, 1, ms(4), ms(5), snap(2, 1, 5))
+			l.takeover(2, 2, ms(0), ms(7)) // window 2 asked; window 1 never dies
+			l.read(0, 2, ms(8), ms(9), snap(3, 2, 5))
+			l.write(2, 0, 6, ms(10), ms(11), true, 4)
+			l.takeover(1, 3, ms(0), ms(13)) // window 1 asks back: its second term
+			l.read(0, 1, ms(14), ms(15), snap(5, 3, 6))
+		}, true},
+		{"a hand-over overlapping a write of the old writer", func(l *linHistory) {
+			l.takeover(1, 1, ms(0), ms(1))
+			l.write(1, 0, 5, ms(2), ms(8), true, 2) // answered after the requester's event
+			l.takeover(2, 2, ms(0), ms(7))
+			l.read(0, 2, ms(9), ms(10), snap(3, 2, 5))
+		}, true},
+		{"the old writer still serving its term after the hand-over", func(l *linHistory) {
+			l.takeover(1, 1, ms(0), ms(1))
+			l.takeover(2, 2, ms(0), ms(3))
+			l.read(0, 2, ms(4), ms(5), snap(3, 2, 0))
+			l.read(0, 1, ms(6), ms(7), snap(3, 1, 0))
+		}, false},
+		{"the requester's write lost at the hand-back", func(l *linHistory) {
+			l.takeover(1, 1, ms(0), ms(1))
+			l.takeover(2, 2, ms(0), ms(3))
+			l.write(2, 0, 6, ms(4), ms(5), true, 3)
+			l.takeover(1, 3, ms(0), ms(7))
+			l.read(0, 1, ms(8), ms(9), snap(4, 3, 0))
+		}, false},
+		{"a hand-over that keeps the epoch", func(l *linHistory) {
+			l.takeover(1, 1, ms(0), ms(1))
+			l.read(0, 1, ms(2), ms(3), snap(2, 1, 0))
+			l.takeover(2, 1, ms(0), ms(5))
+			l.read(0, 2, ms(6), ms(7), snap(3, 1, 0))
 		}, false},
 		{"generation goes back", func(l *linHistory) {
 			l.takeover(1, 1, ms(0), ms(1))
