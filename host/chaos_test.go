@@ -316,6 +316,14 @@ func minimumWork(c chaosCounts) []string {
 		f = 1
 	}
 	need := func(per5s int) int { return int(float64(per5s) * f) }
+	// Throughput, not events: under the race detector every window runs several times
+	// slower (measured: 175 acknowledged writes in 36 s beside four busy loops).
+	throughput := func(per5s int) int {
+		if raceBuild {
+			return need(per5s) / 5
+		}
+		return need(per5s)
+	}
 	var out []string
 	short := func(what string, got, want int) {
 		if got < want {
@@ -323,9 +331,9 @@ func minimumWork(c chaosCounts) []string {
 		}
 	}
 	short("writer_kills", c.writerKills, max(1, need(minWriterKillsPer5s)))
-	short("writes_acked", c.writesAcked, need(minWritesPer5s))
+	short("writes_acked", c.writesAcked, throughput(minWritesPer5s))
 	short("runs_succeeded", c.runsSucceeded, need(minRunsPer5s))
-	short("reads", c.reads, need(minReadsPer5s))
+	short("reads", c.reads, throughput(minReadsPer5s))
 	short("exact_kills", c.exactChecked, 1)
 	short("takeovers", c.takeovers, c.writerKills+c.handovers+1)
 	short("supervisor_kills", c.supervisorKills, max(1, need(minSupKillsPer5s)))

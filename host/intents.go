@@ -23,9 +23,12 @@ func (w *Window) Status() Status {
 	defer w.mu.Unlock()
 	s := Status{Role: w.role, PID: w.self.PID, Instance: w.self.Instance, Epoch: doc.Epoch,
 		Generation: doc.Generation, Home: w.home}
-	if w.role == RoleWriter {
+	switch {
+	case w.role == RoleWriter:
 		s.WriterPID = w.self.PID
-	} else if doc.Writer != nil {
+	case doc.HandoverTo != nil: // handed over: the named window is taking over
+		s.WriterPID = doc.HandoverTo.PID
+	case doc.Writer != nil:
 		s.WriterPID = doc.Writer.PID
 	}
 	if w.problem != nil {

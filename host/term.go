@@ -83,6 +83,9 @@ func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Do
 		}
 		return fn(d)
 	})
+	if errors.Is(err, store.ErrNotWriter) { // the term ended between the check and the commit
+		return nil, t.endedError()
+	}
 	if err != nil {
 		if isFatalToWriter(err) {
 			t.w.termWG.Add(1)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"baton/host/proc"
 	"baton/store"
 )
 
@@ -27,14 +28,26 @@ type Supervision struct {
 	Journal  *Journal // nil when the run has no journal (it never had a supervisor)
 }
 
-// SupervisionOf reads the evidence about run id's supervisor in home.
+// SupervisionOf reads the evidence about run id's supervisor in home. A supervisor that
+// was started but has not taken its lock yet (its starter died in between) is a live
+// process carrying the run's supervisor marker: SupervisionOf waits, up to
+// SupervisorReadyTimeout, until it holds its lock or is gone, so such a run is judged by
+// what its supervisor does, never taken for one that has none. It blocks for that wait.
 func SupervisionOf(home, id string) Supervision {
-	alive, ev := SupervisorAlive(home, id)
-	s := Supervision{Alive: alive, Evidence: ev}
-	if j, err := ReadJournal(home, id); err == nil {
-		s.Journal = &j
+	markers := []string{EnvSupervisorOf + "=" + id, EnvHome + "=" + home}
+	deadline := time.Now().Add(SupervisorReadyTimeout)
+	for {
+		alive, ev := SupervisorAlive(home, id)
+		s := Supervision{Alive: alive, Evidence: ev}
+		j, err := ReadJournal(home, id)
+		if err == nil {
+			s.Journal = &j
+		}
+		if alive || err == nil || len(proc.WithMarkers(markers...)) == 0 || time.Now().After(deadline) {
+			return s
+		}
+		time.Sleep(2 * time.Millisecond) // a starting supervisor: its lock and journal come next
 	}
-	return s
 }
 
 // Orphan is a running run whose owner window is dead, and what the reaper does with it.
