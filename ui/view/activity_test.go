@@ -44,7 +44,7 @@ func TestDescribe(t *testing.T) {
 			"Run r3 of w: parked, as its window pid 41 had died (x)"},
 		{store.Entry{Kind: "takeover", PID: 9, Data: map[string]any{"old_owner": map[string]any{"pid": float64(41)},
 			"reaped":  []any{map[string]any{"run": "r1", "action": "failed"}, map[string]any{"run": "r2", "action": "recorded"}},
-			"adopted": []any{"r3", map[string]any{"run": "r4"}}, "epoch": float64(4), "took_ms": float64(3)}},
+			"adopted": []any{"r3", "r4"}, "epoch": float64(4), "took_ms": float64(3)}},
 			"Window pid 9 became the writer, taking over from pid 41; it reaped 1 run the old writer left running; " +
 				"it recorded 1 run that finished while no window followed it; it adopted 2 runs still going (r3, r4) (epoch 4, 3 ms)"},
 		{store.Entry{Kind: "handover", PID: 41, Data: map[string]any{"epoch": float64(4), "from": map[string]any{"pid": float64(41)},
