@@ -220,6 +220,7 @@ func (w *Window) auditTakeover(tk Takeover) {
 func (w *Window) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (settle, adopt []workflow.Orphan) {
 	alive := func(o store.Owner) (bool, string) { return ownerAlive(w.home, self, o) }
 	sup := func(r *store.Run) workflow.Supervision { return workflow.SupervisionOf(w.home, r.ID) }
+	var kill []*store.Run
 	for _, o := range workflow.FindOrphans(doc, alive, sup, adoptAll) {
 		switch o.Action {
 		case workflow.ActionAdopted:
@@ -227,12 +228,16 @@ func (w *Window) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (s
 			continue
 		case workflow.ActionFailed, workflow.ActionRequeued:
 			if r := doc.Run(o.Run); r != nil {
-				if _, gone := workflow.KillRun(w.home, r, 2*time.Second); !gone {
-					w.opts.Logf("reap %s: processes of the run survive SIGKILL", o.Run)
-				}
+				kill = append(kill, r)
 			}
 		}
 		settle = append(settle, o)
+	}
+	// Every run's processes at once: one pass over the processes per round for all.
+	if !workflow.KillRuns(w.home, kill, 2*time.Second) {
+		w.opts.Logf("reap: processes of %d run(s) survive SIGKILL", len(kill))
+	}
+	if len(settle) > 0 {
 		store.Failpoint("takeover.mid-reap")
 	}
 	return settle, adopt

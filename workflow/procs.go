@@ -34,3 +34,23 @@ func KillRun(home string, r *store.Run, wait time.Duration) (killed []int, gone 
 	killed, gone = proc.KillMarked(r.PGID, r.StepStart, runMarkers(home, r.ID), wait)
 	return append(sup, killed...), gone && supGone
 }
+
+// KillRuns kills what the runs left behind, all together: first their supervisors (so
+// that none can record its steps' deaths as its run's outcome), then their recorded
+// process groups and every process carrying their markers. One pass over the processes
+// per round serves every run. It reports whether all are gone. It blocks for up to wait.
+func KillRuns(home string, runs []*store.Run, wait time.Duration) bool {
+	if len(runs) == 0 {
+		return true
+	}
+	sups := make([][]string, 0, len(runs))
+	steps := make([][]string, 0, len(runs))
+	groups := make([]proc.Group, 0, len(runs))
+	for _, r := range runs {
+		sups = append(sups, []string{EnvSupervisorOf + "=" + r.ID, EnvHome + "=" + home})
+		steps = append(steps, runMarkers(home, r.ID))
+		groups = append(groups, proc.Group{PGID: r.PGID, LeaderStart: r.StepStart})
+	}
+	supGone := proc.KillAll(nil, sups, wait)
+	return proc.KillAll(groups, steps, wait) && supGone
+}

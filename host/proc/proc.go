@@ -84,6 +84,49 @@ func GroupAlive(pgid int) bool {
 // platforms where it cannot, it returns nil.
 func WithMarkers(markers ...string) []int { return withMarkers(os.Getpid(), markers) }
 
+// WithAnyMarkers lists, in one pass over the processes, the live processes (other than
+// this one) whose environment holds every marker of at least one of the sets.
+func WithAnyMarkers(sets [][]string) []int { return withAnyMarkers(os.Getpid(), sets) }
+
+// Group is a process group to kill, with the start time of its leader (0: unknown).
+type Group struct {
+	PGID        int
+	LeaderStart uint64
+}
+
+// KillAll kills, together, the groups and every process carrying one of the marker sets,
+// and waits up to wait for all of them to be gone: one pass over the processes per round,
+// however many runs are killed. It reports whether all are gone. It blocks for up to wait.
+func KillAll(groups []Group, sets [][]string, wait time.Duration) bool {
+	var live []int
+	for _, g := range groups {
+		if g.PGID > 0 && GroupIsStill(g.PGID, g.LeaderStart) && KillGroup(g.PGID) {
+			live = append(live, g.PGID)
+		}
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		left := WithAnyMarkers(sets)
+		for _, p := range left {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+		groupsLeft := live[:0]
+		for _, g := range live {
+			if GroupAlive(g) {
+				groupsLeft = append(groupsLeft, g)
+			}
+		}
+		live = groupsLeft
+		if len(left) == 0 && len(live) == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(time.Millisecond) // the kernel's teardown has no event to wait on
+	}
+}
+
 // KillGroup sends SIGKILL to process group pgid; false if there was no such group.
 func KillGroup(pgid int) bool { return pgid > 0 && syscall.Kill(-pgid, syscall.SIGKILL) == nil }
 

@@ -43,3 +43,5 @@ func groupHasLive(int) bool { return true }
 // withMarkers returns nil: reading other processes' environments needs kern.procargs2,
 // which Baton does not parse on macOS (see the package comment).
 func withMarkers(int, []string) []int { return nil }
+
+func withAnyMarkers(int, [][]string) []int { return nil }

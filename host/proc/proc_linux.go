@@ -68,10 +68,17 @@ func groupHasLive(pgid int) bool {
 	return false
 }
 
-func withMarkers(self int, markers []string) []int {
-	want := make([][]byte, len(markers))
-	for i, m := range markers {
-		want[i] = []byte(m + "\x00")
+func withMarkers(self int, markers []string) []int { return withAnyMarkers(self, [][]string{markers}) }
+
+func withAnyMarkers(self int, sets [][]string) []int {
+	if len(sets) == 0 {
+		return nil
+	}
+	want := make([][][]byte, len(sets))
+	for i, set := range sets {
+		for _, m := range set {
+			want[i] = append(want[i], []byte(m+"\x00"))
+		}
 	}
 	var out []int
 	for _, pid := range pids() {
@@ -82,12 +89,17 @@ func withMarkers(self int, markers []string) []int {
 		if err != nil {
 			continue
 		}
-		all := true
-		for _, w := range want {
-			all = all && bytes.Contains(env, w)
-		}
-		if all && Alive(pid, 0) {
-			out = append(out, pid)
+		for _, set := range want {
+			all := len(set) > 0
+			for _, w := range set {
+				all = all && bytes.Contains(env, w)
+			}
+			if all {
+				if Alive(pid, 0) {
+					out = append(out, pid)
+				}
+				break
+			}
 		}
 	}
 	return out

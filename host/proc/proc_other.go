@@ -19,6 +19,7 @@ func stat(pid int) (Info, error) {
 	return Info{}, nil
 }
 
-func bootID() string                  { return "" }
-func groupHasLive(int) bool           { return true }
-func withMarkers(int, []string) []int { return nil }
+func bootID() string                       { return "" }
+func groupHasLive(int) bool                { return true }
+func withMarkers(int, []string) []int      { return nil }
+func withAnyMarkers(int, [][]string) []int { return nil }
