@@ -1,6 +1,7 @@
 package host
 
 import (
+	"baton/host/proc"
 	"baton/workflow"
 	"bufio"
 	"encoding/json"
@@ -98,7 +99,12 @@ func startChild(t testing.TB, home string, opts ...childOpt) *child {
 	c := &child{t: t, cmd: cmd, stdin: stdin, pid: cmd.Process.Pid, replies: map[string]map[string]any{}}
 	c.cond = sync.NewCond(&c.mu)
 	go c.read(stdout)
-	t.Cleanup(func() { c.kill() })
+	t.Cleanup(func() {
+		c.kill()
+		// Runs outlive windows: what a test left running under supervisors goes too, before
+		// the home folder is removed.
+		proc.KillAll(nil, [][]string{{workflow.EnvHome + "=" + home}}, 5*time.Second)
+	})
 	return c
 }
 

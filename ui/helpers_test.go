@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"baton/host/proc"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -85,7 +86,12 @@ func openCoreWith(t *testing.T, home string, opts host.Options) *host.Window {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = w.Close() })
+	t.Cleanup(func() {
+		_ = w.Close()
+		// Runs outlive windows (adopt runs keep going after Close): what a test left
+		// running under supervisors goes too, before the home folder is removed.
+		proc.KillAll(nil, [][]string{{workflow.EnvHome + "=" + w.Home()}}, 5*time.Second)
+	})
 	return w
 }
 
