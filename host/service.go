@@ -29,7 +29,16 @@ func (s *Intents) update(ctx context.Context, fn func(*store.Doc) error) (*store
 		return nil, ErrClosed
 	}
 	if t == nil {
-		e := &ReadOnlyError{Role: role, WriterPID: w.writerPID()}
+		pid := w.writerPID()
+		if pid == 0 && !held {
+			// The writer may have saved since this window last followed the file (its
+			// watch event is on its way): look again, so the refusal can name it.
+			if doc, changed, err := w.st.Refresh(); err == nil && changed {
+				w.publish(doc)
+				pid = w.writerPID()
+			}
+		}
+		e := &ReadOnlyError{Role: role, WriterPID: pid}
 		if problem != nil && held {
 			e.Problem = problem.Error()
 		}
