@@ -343,7 +343,8 @@ func rawOrNull(id json.RawMessage) any {
 // codeOf maps an error to a control-channel code.
 func codeOf(err error) string {
 	switch {
-	case errors.Is(err, ErrReadOnly), errors.Is(err, ErrClosed), errors.Is(err, store.ErrNotWriter):
+	case errors.Is(err, ErrReadOnly), errors.Is(err, ErrClosed), errors.Is(err, store.ErrNotWriter),
+		errors.Is(err, store.ErrFenced), errors.Is(err, ErrLockLost): // this window no longer writes
 		return "read_only"
 	case errors.Is(err, workflow.ErrInvalid), errors.Is(err, store.ErrInvalid):
 		return "invalid"
