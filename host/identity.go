@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -55,34 +54,8 @@ func lockInstance(home string, self store.Owner) (*flock.Flock, error) {
 	return fl, nil
 }
 
-// procTag names process o in the names of the temp files it creates: pid, start time and
-// the first 8 characters of the boot id, joined by dots.
-func procTag(o store.Owner) string {
-	boot := strings.ReplaceAll(o.Boot, "-", "")
-	if len(boot) > 8 {
-		boot = boot[:8]
-	}
-	return fmt.Sprintf("%d.%d.%s", o.PID, o.Start, boot)
-}
-
-// tagGone reports whether the process that procTag named is proven gone: it ran in an
-// earlier boot, or its pid is free, a zombie, dying or another process (another start
-// time). A tag that cannot be read proves nothing (false).
-func tagGone(self store.Owner, tag string) bool {
-	f := strings.Split(tag, ".")
-	if len(f) != 3 {
-		return false
-	}
-	pid, err1 := strconv.Atoi(f[0])
-	start, err2 := strconv.ParseUint(f[1], 10, 64)
-	if err1 != nil || err2 != nil || pid <= 0 || start == 0 {
-		return false
-	}
-	if mine := procTag(store.Owner{Boot: self.Boot}); f[2] != strings.Split(mine, ".")[2] {
-		return true // every process of an earlier boot is gone
-	}
-	return proc.Exiting(pid, start)
-}
+// procTag names process o in the names of the temp files it creates (proc.Tag).
+func procTag(o store.Owner) string { return proc.Tag(o.PID, o.Start, o.Boot) }
 
 func instancePath(home, id string) string {
 	return filepath.Join(home, InstancesDir, id+".lock")
@@ -147,7 +120,7 @@ func cleanInstances(home string, self store.Owner) {
 			}
 			_ = fl.Close()
 		case strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp"):
-			if tag, ok := instanceTempTag(name); ok && tagGone(self, tag) {
+			if tag, ok := instanceTempTag(name); ok && proc.TagGone(tag) {
 				_ = os.Remove(p)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
 )
@@ -102,7 +103,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	// Temp files of saves whose creator is gone (a crashed writer's) go now; a file whose
 	// creator lives is left alone (the deletion rule: see store.CleanTemps).
 	w.lastClean.Store(time.Now().UnixNano())
-	tk.Cleaned = store.CleanTemps(w.home, func(tag string) bool { return tagGone(self, tag) })
+	tk.Cleaned = store.CleanTemps(w.home, proc.TagGone)
 	tk.reclaims = scheduleLocksOf(doc, tk.Reaped)
 	step("4.reap")
 	store.Failpoint("takeover.before-save")
@@ -234,7 +235,7 @@ func (w *Window) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (s
 		settle = append(settle, o)
 	}
 	// Every run's processes at once: one pass over the processes per round for all.
-	if !workflow.KillRuns(w.home, kill, 2*time.Second) {
+	if _, gone := workflow.KillRuns(w.home, kill, 2*time.Second); !gone {
 		w.opts.Logf("reap: processes of %d run(s) survive SIGKILL", len(kill))
 	}
 	if len(settle) > 0 {
@@ -333,7 +334,7 @@ func (w *Window) cleanAbandoned(self store.Owner) {
 	if last := w.lastClean.Load(); now-last < int64(time.Second) || !w.lastClean.CompareAndSwap(last, now) {
 		return
 	}
-	if rm := store.CleanTemps(w.home, func(tag string) bool { return tagGone(self, tag) }); len(rm) > 0 {
+	if rm := store.CleanTemps(w.home, proc.TagGone); len(rm) > 0 {
 		_ = w.audit.Append(store.Clean{Removed: rm})
 	}
 	cleanInstances(w.home, self)
@@ -373,7 +374,7 @@ func cleanRunTemps(home string, self store.Owner) {
 			continue
 		}
 		f := strings.SplitN(name[1:], ".", 4)
-		if len(f) == 4 && tagGone(self, strings.Join(f[:3], ".")) {
+		if len(f) == 4 && proc.TagGone(strings.Join(f[:3], ".")) {
 			_ = os.Remove(filepath.Join(dir, name))
 		}
 	}

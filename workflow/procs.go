@@ -24,24 +24,19 @@ func runMarkers(home, id string) []string {
 // RunProcesses lists live processes that carry the markers of run id in home.
 func RunProcesses(home, id string) []int { return proc.WithMarkers(runMarkers(home, id)...) }
 
-// KillRun kills every process a run left behind: first its supervisor (so that it cannot
-// record its steps' deaths as the run's outcome), then its recorded process group (unless
-// the group id was provably reused by another process's own group) and every process
-// carrying the run's markers. It waits up to wait for them to be gone and returns the pids
-// and groups it signalled and whether all are gone. It blocks for up to wait.
+// KillRun is KillRuns for one run, returning what it signalled.
 func KillRun(home string, r *store.Run, wait time.Duration) (killed []int, gone bool) {
-	sup, supGone := proc.KillMarked(0, 0, []string{EnvSupervisorOf + "=" + r.ID, EnvHome + "=" + home}, wait)
-	killed, gone = proc.KillMarked(r.PGID, r.StepStart, runMarkers(home, r.ID), wait)
-	return append(sup, killed...), gone && supGone
+	return KillRuns(home, []*store.Run{r}, wait)
 }
 
 // KillRuns kills what the runs left behind, all together: first their supervisors (so
 // that none can record its steps' deaths as its run's outcome), then their recorded
-// process groups and every process carrying their markers. One pass over the processes
-// per round serves every run. It reports whether all are gone. It blocks for up to wait.
-func KillRuns(home string, runs []*store.Run, wait time.Duration) bool {
+// process groups (unless a group id was provably reused) and every process carrying their
+// markers. One pass over the processes per round serves every run. It returns what it
+// signalled and whether all are gone. It blocks for up to wait.
+func KillRuns(home string, runs []*store.Run, wait time.Duration) (killed []int, gone bool) {
 	if len(runs) == 0 {
-		return true
+		return nil, true
 	}
 	sups := make([][]string, 0, len(runs))
 	steps := make([][]string, 0, len(runs))
@@ -51,6 +46,7 @@ func KillRuns(home string, runs []*store.Run, wait time.Duration) bool {
 		steps = append(steps, runMarkers(home, r.ID))
 		groups = append(groups, proc.Group{PGID: r.PGID, LeaderStart: r.StepStart})
 	}
-	supGone := proc.KillAll(nil, sups, wait)
-	return proc.KillAll(groups, steps, wait) && supGone
+	sup, supGone := proc.KillAll(nil, sups, wait)
+	killed, gone = proc.KillAll(groups, steps, wait)
+	return append(sup, killed...), gone && supGone
 }

@@ -50,15 +50,6 @@ func lockPath(home, id string) string    { return filepath.Join(home, "runs", id
 func journalPath(home, id string) string { return filepath.Join(home, "runs", id+".events") }
 func cancelPath(home, id string) string  { return filepath.Join(home, "runs", id+".cancel") }
 
-// procTagSelf names this process in the temp files it creates in runs/
-// (".<pid>.<start>.<boot>.…", as host names its own), so that a cleaner can delete one
-// only once its creator is proven gone.
-var procTagSelf = sync.OnceValue(func() string {
-	start, _ := proc.Start(os.Getpid())
-	boot := strings.ReplaceAll(proc.BootID(), "-", "")
-	return fmt.Sprintf("%d.%d.%.8s", os.Getpid(), start, boot)
-})
-
 // checkRunID refuses a run id that cannot safely name files in runs/.
 func checkRunID(id string) error {
 	if id == "" || id[0] == '.' || strings.ContainsAny(id, "/\x00") {
@@ -90,7 +81,7 @@ func writeSpec(s Spec) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(runsDir(s.Home), "."+procTagSelf()+"."+s.RunID+".spec.*.tmp") // 0600
+	f, err := os.CreateTemp(runsDir(s.Home), "."+proc.SelfTag()+"."+s.RunID+".spec.*.tmp") // 0600
 	if err != nil {
 		return err
 	}
@@ -275,7 +266,7 @@ func RequestCancel(home, runID, reason string) error {
 	if err := checkRunID(runID); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(runsDir(home), "."+procTagSelf()+"."+runID+".cancel.*.tmp")
+	f, err := os.CreateTemp(runsDir(home), "."+proc.SelfTag()+"."+runID+".cancel.*.tmp")
 	if err != nil {
 		return fmt.Errorf("cancel run %s: %w", runID, err)
 	}

@@ -91,7 +91,7 @@ func openSupervisor(home, runID string) (*supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := lockRun(home, runID, procTagSelf())
+	lock, err := lockRun(home, runID, proc.SelfTag())
 	if err != nil {
 		return nil, err
 	}

@@ -94,21 +94,28 @@ type Group struct {
 	LeaderStart uint64
 }
 
-// KillAll kills, together, the groups and every process carrying one of the marker sets,
-// and waits up to wait for all of them to be gone: one pass over the processes per round,
-// however many runs are killed. It reports whether all are gone. It blocks for up to wait.
-func KillAll(groups []Group, sets [][]string, wait time.Duration) bool {
+// KillAll kills, together, the groups (each unless its leader's pid was provably reused:
+// see GroupIsStill) and every process carrying one of the marker sets, and waits up to
+// wait for all of them to be gone: one pass over the processes per round, however many
+// runs are killed. It returns the groups (negative) and pids it signalled and whether all
+// are gone. It blocks for up to wait.
+func KillAll(groups []Group, sets [][]string, wait time.Duration) (killed []int, gone bool) {
 	var live []int
 	for _, g := range groups {
 		if g.PGID > 0 && GroupIsStill(g.PGID, g.LeaderStart) && KillGroup(g.PGID) {
 			live = append(live, g.PGID)
+			killed = append(killed, -g.PGID)
 		}
 	}
+	signalled := map[int]bool{}
 	deadline := time.Now().Add(wait)
 	for {
 		left := WithAnyMarkers(sets)
 		for _, p := range left {
-			_ = syscall.Kill(p, syscall.SIGKILL)
+			if syscall.Kill(p, syscall.SIGKILL) == nil && !signalled[p] {
+				signalled[p] = true
+				killed = append(killed, p)
+			}
 		}
 		groupsLeft := live[:0]
 		for _, g := range live {
@@ -118,10 +125,10 @@ func KillAll(groups []Group, sets [][]string, wait time.Duration) bool {
 		}
 		live = groupsLeft
 		if len(left) == 0 && len(live) == 0 {
-			return true
+			return killed, true
 		}
 		if time.Now().After(deadline) {
-			return false
+			return killed, false
 		}
 		time.Sleep(time.Millisecond) // the kernel's teardown has no event to wait on
 	}
@@ -140,34 +147,4 @@ func GroupIsStill(pgid int, leaderStart uint64) bool {
 		return true // the leader is gone; remaining members (if any) are the group's
 	}
 	return leaderStart == 0 || st.Start == 0 || st.Start == leaderStart || st.PGID != pgid
-}
-
-// KillMarked kills what a run left behind: group pgid (unless its leader's pid was
-// provably reused: see GroupIsStill) and every process carrying markers. It waits up to
-// wait for them to be gone and returns the pids and groups (negative) it signalled and
-// whether all are gone. It blocks for up to wait.
-func KillMarked(pgid int, leaderStart uint64, markers []string, wait time.Duration) (killed []int, gone bool) {
-	group := pgid > 0 && GroupIsStill(pgid, leaderStart)
-	if group && KillGroup(pgid) {
-		killed = append(killed, -pgid)
-	}
-	for _, p := range WithMarkers(markers...) {
-		if syscall.Kill(p, syscall.SIGKILL) == nil {
-			killed = append(killed, p)
-		}
-	}
-	deadline := time.Now().Add(wait)
-	for {
-		left := WithMarkers(markers...)
-		if len(left) == 0 && (!group || !GroupAlive(pgid)) {
-			return killed, true
-		}
-		if time.Now().After(deadline) {
-			return killed, false
-		}
-		for _, p := range left {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
-		time.Sleep(2 * time.Millisecond) // the kernel's teardown has no event to wait on
-	}
 }
