@@ -35,6 +35,29 @@ type Doc struct {
 	Workflows  []Workflow `json:"workflows"`
 	Runs       []Run      `json:"runs"`
 	Schedules  []Schedule `json:"schedules"`
+	// Applied lists the forwarded requests (requests/<id>.json) this document has applied,
+	// oldest first, each with the reply its requester gets. A request is applied in the
+	// same save that adds its id here, so no writer, before or after a takeover, applies
+	// it twice. Bounded: the oldest entries go once they are provably answered or old.
+	Applied []Applied `json:"applied,omitempty"`
+	// Retention is the home's default history retention and its size cap; a workflow's
+	// own Retention overrides the per-workflow part.
+	Retention *Retention `json:"retention,omitempty"`
+}
+
+// Applied records one forwarded request that a writer applied, with its reply.
+type Applied struct {
+	ID    string          `json:"id"`
+	At    time.Time       `json:"at"`
+	Reply json.RawMessage `json:"reply,omitempty"`
+}
+
+// Retention bounds how much finished history (run logs and archived runs) is kept.
+// Zero fields mean "the default" (see package workflow).
+type Retention struct {
+	KeepRuns     int      `json:"keep_runs,omitempty"`      // the newest N finished runs of a workflow
+	KeepFor      Duration `json:"keep_for,omitzero"`        // and every finished run younger than this
+	MaxHomeBytes int64    `json:"max_home_bytes,omitempty"` // home-wide cap on logs and archive (Doc level only)
 }
 
 // Owner names a window (an OS process) with enough evidence to tell it from a later
@@ -53,6 +76,8 @@ type Workflow struct {
 	MaxConcurrent int    `json:"max_concurrent"`
 	OnOwnerLost   string `json:"on_owner_lost"` // "fail", "requeue" or "adopt"
 	Steps         []Step `json:"steps"`
+	// Retention overrides the home's default retention for this workflow's history.
+	Retention *Retention `json:"retention,omitempty"`
 }
 
 // Step is one command. Argv is executed directly, never through a shell.
@@ -167,6 +192,11 @@ func (d *Doc) Clone() *Doc {
 		h := *d.HandoverTo
 		c.HandoverTo = &h
 	}
+	c.Applied = slices.Clone(d.Applied)
+	if d.Retention != nil {
+		r := *d.Retention
+		c.Retention = &r
+	}
 	c.Workflows = make([]Workflow, len(d.Workflows))
 	for i, w := range d.Workflows {
 		c.Workflows[i] = w.Clone()
@@ -184,6 +214,10 @@ func (d *Doc) Clone() *Doc {
 
 // Clone returns a deep copy of w.
 func (w Workflow) Clone() Workflow {
+	if w.Retention != nil {
+		r := *w.Retention
+		w.Retention = &r
+	}
 	w.Steps = slices.Clone(w.Steps)
 	for i := range w.Steps {
 		w.Steps[i].Argv = slices.Clone(w.Steps[i].Argv)
