@@ -33,6 +33,16 @@ type Request struct {
 	Status   string          `json:"status,omitempty"` // history filter
 	Before   uint64          `json:"before,omitempty"` // history page: the previous page's next
 	Limit    int             `json:"limit,omitempty"`  // history page size
+	// Forward asks a reader to hand a write op to the writer instead of refusing it.
+	Forward bool `json:"forward,omitempty"`
+}
+
+// Call answers one request in this process, as the control channel would (reply without
+// "id" and "ok"). The command line uses it. A write op with Forward set is forwarded to
+// the writer when this window is a reader.
+func Call(ctx context.Context, w *Window, req *Request) (map[string]any, error) {
+	c := &Control{w: w, out: io.Discard}
+	return c.dispatch(req)
 }
 
 // Control serves the headless JSON-lines channel of one window: requests in, one reply per
