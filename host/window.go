@@ -16,6 +16,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"baton/host/proc"
 	"baton/store"
 )
 
@@ -74,6 +75,9 @@ type Window struct {
 	published *store.Doc
 }
 
+// keepTeardown starts this process's teardown keeper once, at its first window.
+var keepTeardown sync.Once
+
 // Open prepares the home folder, takes this window's liveness lock and reads
 // workflows.json (an unreadable file is reported by Status, not returned). It does not
 // take a role yet: subscribe, then call Start.
@@ -84,6 +88,13 @@ func Open(home string, opts Options) (*Window, error) {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
+	keepTeardown.Do(func() {
+		// Before any lock: a window killed with -9 frees state.lock without first
+		// waiting for its memory to be freed (see proc.DetachTeardown).
+		if _, err := proc.DetachTeardown(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+			opts.Logf("warning: %v (a kill -9 of this window frees state.lock only after its memory)", err)
+		}
+	})
 	abs, err := PrepareHome(home)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,163 @@
+package ui
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"baton/host"
+	"baton/store"
+)
+
+// BenchmarkDesktopTakeover measures a takeover from outside the processes, the way a
+// person's second window lives it: kill -9 of the writer until workflows.json carries
+// the survivor's raised epoch (its BecomeWriter saved). kind=desktop uses real windows
+// of the app binary under Xvfb; kind=headless uses `baton --headless` processes of the
+// same binary. Issue 12 asks the desktop figure to be at most twice the headless one:
+// the takeover must never wait on rendering or the UI goroutine. Run it with
+//
+//	go test -run '^$' -bench DesktopTakeover -benchtime 20x ./ui/
+func BenchmarkDesktopTakeover(b *testing.B) {
+	needX(b)
+	display := startXvfb(b)
+	bin := buildApp(b)
+	for _, c := range []struct{ victim, survivor string }{
+		{"desktop", "desktop"}, {"headless", "headless"}, {"headless", "desktop"}, {"desktop", "headless"},
+	} {
+		b.Run("writer="+c.victim+",survivor="+c.survivor, func(b *testing.B) {
+			home, err := host.PrepareHome(newHome(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			seedSleepy(b, home)
+			env := appEnv(b)
+			start := func(kind string) (pid int, kill func(), gone <-chan struct{}) {
+				if kind == "desktop" {
+					a, _ := startApp(b, bin, home, display, env)
+					return a.pid(), func() { _ = a.cmd.Process.Kill() }, a.done
+				}
+				return startHeadless(b, bin, home, env)
+			}
+			w, err := fsnotify.NewWatcher()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close()
+			if err := w.Add(home); err != nil {
+				b.Fatal(err)
+			}
+			var took, reaped []time.Duration
+			for i := 0; i < b.N; i++ {
+				pid, kill, gone := start(c.victim)
+				d := waitDoc(b, home, "the first window to be the writer", func(d *store.Doc) bool { return d.Writer != nil && d.Writer.PID == pid })
+				next, killNext, nextGone := start(c.survivor)
+				waitLockWaiter(b, next)
+				drain(w)
+				t0 := time.Now()
+				kill()
+				go func() { <-gone; reaped = append(reaped, time.Since(t0)) }()
+				for {
+					nd, ok := nextDoc(b, w, home)
+					if ok && nd.Epoch > d.Epoch {
+						took = append(took, time.Since(t0))
+						if nd.Writer == nil || nd.Writer.PID != next {
+							b.Fatalf("epoch %d written by %v, want pid %d", nd.Epoch, nd.Writer, next)
+						}
+						break
+					}
+				}
+				<-gone
+				killNext()
+				<-nextGone
+			}
+			slices.Sort(took)
+			slices.Sort(reaped)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
+			b.ReportMetric(float64(reaped[len(reaped)/2].Microseconds())/1000, "victim-gone-p50-ms")
+		})
+	}
+}
+
+// startHeadless starts `bin --headless` on home and returns its pid and a kill -9.
+func startHeadless(b testing.TB, bin, home string, env []string) (int, func(), <-chan struct{}) {
+	b.Helper()
+	cmd := exec.Command(bin, "--headless", "--home", home)
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe() // open for the window's life: end of stdin closes it
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	kill := func() { _ = cmd.Process.Kill() }
+	b.Cleanup(func() { kill(); <-done; _ = stdin.Close() })
+	return cmd.Process.Pid, kill, done
+}
+
+// waitLockWaiter waits until process pid is blocked waiting for a flock (state.lock):
+// /proc/locks lists each waiter with "->" before its lock.
+func waitLockWaiter(b testing.TB, pid int) {
+	b.Helper()
+	want := " " + strconv.Itoa(pid) + " "
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		data, err := os.ReadFile("/proc/locks")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, "->") && strings.Contains(line, "FLOCK") && strings.Contains(line, want) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("pid %d never waited for state.lock:\n%s", pid, data)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// drain empties w's event queue.
+func drain(w *fsnotify.Watcher) {
+	for {
+		select {
+		case <-w.Events:
+		case <-w.Errors:
+		default:
+			return
+		}
+	}
+}
+
+// nextDoc waits for the next change of workflows.json in home and reads it.
+func nextDoc(b testing.TB, w *fsnotify.Watcher, home string) (*store.Doc, bool) {
+	select {
+	case e := <-w.Events:
+		if filepath.Base(e.Name) != "workflows.json" {
+			return nil, false
+		}
+	case err := <-w.Errors:
+		b.Fatal(err)
+	case <-time.After(20 * time.Second):
+		b.Fatal("no change of workflows.json in 20 s")
+	}
+	data, err := os.ReadFile(filepath.Join(home, "workflows.json"))
+	if err != nil {
+		return nil, false
+	}
+	d, err := store.Decode(data)
+	return d, err == nil
+}
