@@ -32,11 +32,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "tick" {
 		return tick(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && host.IsCommand(args[0]) { // run, status, workflows, runs, logs, cancel
+		return command(args, stdout, stderr)
+	}
 	fs, home := newFlags("baton", stderr)
 	headless := fs.Bool("headless", false, "no window: serve the JSON-lines control channel on stdin/stdout")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: baton [--home DIR] [--headless]\n       baton tick --once [--home DIR]\n       baton --version\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: baton [--home DIR] [--headless]\n%s       baton tick --once [--home DIR]\n       baton --version\n\nFlags:\n",
+			host.CommandUsage())
 		fs.PrintDefaults()
 	}
 	if code, ok := parse(fs, args); !ok {
@@ -117,6 +121,14 @@ func tick(args []string, stdout, stderr io.Writer) int {
 	}
 	logger := log.New(stderr, "baton tick: ", log.LstdFlags|log.Lmicroseconds)
 	return host.TickOnce(*home, host.Options{Logf: logger.Printf}, stdout)
+}
+
+// command is one of the command-line subcommands (host.Command): a signal ends its wait.
+func command(args []string, stdout, stderr io.Writer) int {
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	logger := log.New(stderr, "baton "+args[0]+": ", log.LstdFlags|log.Lmicroseconds)
+	return host.Command(args, host.Options{Logf: logger.Printf}, stdout, stderr, stop)
 }
 
 // newFlags returns a flag set that reports to stderr, with the --home flag every command has.

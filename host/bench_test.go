@@ -1,8 +1,10 @@
 package host
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -166,6 +168,54 @@ func benchTakeover(b *testing.B, recorded, reap int) {
 	t50, _ := pct(took)
 	b.ReportMetric(t50, "becomewriter_p50_ms")
 	reportSteps(b, w)
+	if reap == 0 { // the yardstick, measured right after on the same machine
+		b.StopTimer()
+		if ref, _, ok := takeoverRef(b, recorded, len(lat)); ok {
+			b.ReportMetric(ref, "ref_p50_ms")
+			b.ReportMetric(p50/ref, "vs_ref_p50")
+		}
+	}
+}
+
+// BenchmarkTakeoverRef runs testdata/takeover_ref.py alone: a Python takeover of the same
+// design as Baton's (flock wait, re-read workflows.json, bump the epoch, a durable replace
+// with the same fsyncs, then report writer), N takeovers on a home prefilled like
+// BenchmarkTakeover's, and reports its p50/p99 in ms. It is skipped without python3.
+func BenchmarkTakeoverRef(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("recorded=%d", n), func(b *testing.B) {
+			p50, p99, ok := takeoverRef(b, n, b.N)
+			if !ok {
+				b.Skip("no python3")
+			}
+			b.ReportMetric(p50, "p50_ms")
+			b.ReportMetric(p99, "p99_ms")
+		})
+	}
+}
+
+// takeoverRef runs testdata/takeover_ref.py for n takeovers on a fresh home with recorded
+// runs and returns its p50 and p99 in ms; ok is false without python3.
+func takeoverRef(b *testing.B, recorded, n int) (p50, p99 float64, ok bool) {
+	b.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		return 0, 0, false
+	}
+	home := b.TempDir()
+	prefillHome(b, home, 2, recorded)
+	out, err := exec.Command(py, filepath.Join("testdata", "takeover_ref.py"), "bench", home, strconv.Itoa(n)).Output()
+	if err != nil {
+		b.Fatalf("takeover_ref.py: %v", err)
+	}
+	var res struct {
+		P50 float64 `json:"p50_ms"`
+		P99 float64 `json:"p99_ms"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		b.Fatalf("takeover_ref.py printed %q: %v", out, err)
+	}
+	return res.P50, res.P99, true
 }
 
 // waitRunningGroups waits until reader r's view (re-read from disk) has every run of ids

@@ -39,10 +39,13 @@ type Request struct {
 
 // Call answers one request in this process, as the control channel would (reply without
 // "id" and "ok"). The command line uses it. A write op with Forward set is forwarded to
-// the writer when this window is a reader.
+// the writer when this window is a reader (see forward.go): the reply is the writer's plus
+// "forwarded_to" (its pid; numbers as json.Number), a refusal is a *ForwardedError, and a
+// request no writer took within ForwardTimeout (or before ctx ended) is withdrawn and
+// refused with workflow.ErrConflict.
 func Call(ctx context.Context, w *Window, req *Request) (map[string]any, error) {
 	c := &Control{w: w, out: io.Discard}
-	return c.dispatch(req)
+	return c.dispatch(ctx, req)
 }
 
 // Control serves the headless JSON-lines channel of one window: requests in, one reply per
@@ -144,9 +147,13 @@ func (c *Control) handleLine(line []byte) bool {
 		c.writeLine(errReply(id, "invalid", err.Error()))
 		return false
 	}
-	reply, err := c.dispatch(req)
+	reply, err := c.dispatch(context.Background(), req)
 	if err != nil {
-		c.writeLine(errReply(req.ID, codeOf(err), err.Error()))
+		e := errReply(req.ID, codeOf(err), err.Error())
+		if fe := (*ForwardedError)(nil); errors.As(err, &fe) {
+			e["forwarded_to"] = fe.WriterPID
+		}
+		c.writeLine(e)
 		return false
 	}
 	reply["id"] = rawOrNull(req.ID)
@@ -155,12 +162,17 @@ func (c *Control) handleLine(line []byte) bool {
 	return req.Op == "shutdown"
 }
 
-func (c *Control) dispatch(req *Request) (map[string]any, error) {
+// dispatch answers req. A write with Forward set goes to the writer while this window
+// does not write; without Forward a reader refuses it (read_only).
+func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, error) {
 	w := c.w
-	in, ctx := w.Intents(), context.Background()
+	if req.Forward && forwardable[req.Op] && w.currentTerm() == nil {
+		return w.forward(ctx, req)
+	}
+	in := w.Intents()
 	switch req.Op {
 	case "request_write":
-		e, err := w.RequestWrite(context.Background())
+		e, err := w.RequestWrite(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", workflow.ErrConflict, err)
 		}
@@ -352,6 +364,9 @@ func rawOrNull(id json.RawMessage) any {
 
 // codeOf maps an error to a control-channel code.
 func codeOf(err error) string {
+	if fe := (*ForwardedError)(nil); errors.As(err, &fe) && fe.Code != "" {
+		return fe.Code // the writer's code, as it answered
+	}
 	switch {
 	case errors.Is(err, ErrReadOnly), errors.Is(err, ErrClosed), errors.Is(err, store.ErrNotWriter),
 		errors.Is(err, store.ErrFenced), errors.Is(err, ErrLockLost): // this window no longer writes

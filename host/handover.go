@@ -81,17 +81,34 @@ func (w *Window) RequestWrite(ctx context.Context) (uint64, error) {
 	}
 }
 
-// watchRequests follows the home folder for hand-over requests until the window closes;
-// the writer answers them. It returns once the watch is set up.
+// watchRequests follows the home folder for hand-over requests and requests/ for
+// forwarded ones until the window closes; the writer answers them (forwarded ones in
+// serveForwarded). It creates requests/ and replies/ and returns once the watch is set up.
 func (w *Window) watchRequests() error {
+	reqDir := filepath.Join(w.home, requestsDir)
+	for _, dir := range []string{reqDir, filepath.Join(w.home, repliesDir)} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", dir, err)
+		}
+	}
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", w.home, err)
 	}
-	if err := fw.Add(w.home); err != nil {
-		fw.Close()
-		return fmt.Errorf("watch %s: %w", w.home, err)
+	for _, dir := range []string{w.home, reqDir} {
+		if err := fw.Add(dir); err != nil {
+			fw.Close()
+			return fmt.Errorf("watch %s: %w", dir, err)
+		}
 	}
+	kick := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+	go w.serveForwarded(kick)
 	go func() {
 		defer fw.Close()
 		for {
@@ -103,13 +120,19 @@ func (w *Window) watchRequests() error {
 					return
 				}
 				name := filepath.Base(ev.Name)
-				if strings.HasPrefix(name, handoverPrefix) && strings.HasSuffix(name, ".json") && ev.Has(fsnotify.Create) {
+				switch {
+				case filepath.Dir(ev.Name) == reqDir:
+					if n, ok := parseRequestName(name); ok && n.suffix == ".json" && ev.Has(fsnotify.Create) {
+						poke()
+					}
+				case strings.HasPrefix(name, handoverPrefix) && strings.HasSuffix(name, ".json") && ev.Has(fsnotify.Create):
 					w.considerHandover(ev.Name)
 				}
 			case _, ok := <-fw.Errors:
 				if !ok {
 					return
 				}
+				poke() // events may be lost (overflow): look at requests/ in full
 			}
 		}
 	}()

@@ -47,9 +47,21 @@ func (s *Intents) update(ctx context.Context, fn func(*store.Doc) error) (*store
 	return t.Update(ctx, fn)
 }
 
+// note appends rec, a person's change that was just saved, to the audit log (the
+// Activity tab lists it). The change stands whatever happens to its record: a failed
+// append is logged, never returned.
+func (s *Intents) note(rec store.Record) {
+	if err := s.w.audit.Append(rec); err != nil {
+		s.w.opts.Logf("a saved change is missing from the audit log: %v", err)
+	}
+}
+
 // AddWorkflow adds a workflow definition and returns the generation saved.
 func (s *Intents) AddWorkflow(ctx context.Context, def store.Workflow) (uint64, error) {
 	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.AddWorkflow(d, def) })
+	if err == nil {
+		s.note(store.WorkflowChange{Action: store.ChangeCreated, Workflow: def.Name, Generation: gen(d)})
+	}
 	return gen(d), err
 }
 
@@ -58,6 +70,7 @@ func (s *Intents) UpdateWorkflow(ctx context.Context, def store.Workflow) (uint6
 	w := s.w
 	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.UpdateWorkflow(d, def) })
 	if err == nil {
+		s.note(store.WorkflowChange{Action: store.ChangeUpdated, Workflow: def.Name, Generation: gen(d)})
 		w.kick() // a larger max_concurrent may free slots
 	}
 	return gen(d), err
@@ -66,6 +79,9 @@ func (s *Intents) UpdateWorkflow(ctx context.Context, def store.Workflow) (uint6
 // DeleteWorkflow removes a workflow that has no active runs.
 func (s *Intents) DeleteWorkflow(ctx context.Context, name string) (uint64, error) {
 	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.DeleteWorkflow(d, name) })
+	if err == nil {
+		s.note(store.WorkflowChange{Action: store.ChangeDeleted, Workflow: name, Generation: gen(d)})
+	}
 	return gen(d), err
 }
 
@@ -150,6 +166,9 @@ func (s *Intents) AddSchedule(ctx context.Context, sc store.Schedule) (store.Sch
 		return err
 	})
 	w.wakeScheduler()
+	if err == nil {
+		s.note(scheduleChange(store.ChangeCreated, out, gen(d)))
+	}
 	return out, gen(d), err
 }
 
@@ -158,12 +177,22 @@ func (s *Intents) UpdateSchedule(ctx context.Context, sc store.Schedule) (uint64
 	w := s.w
 	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.UpdateSchedule(d, sc, w.opts.Now()) })
 	w.wakeScheduler()
+	if err == nil {
+		s.note(scheduleChange(store.ChangeUpdated, scheduleIn(d, sc.ID), gen(d)))
+	}
 	return gen(d), err
 }
 
 // DeleteSchedule removes a schedule.
 func (s *Intents) DeleteSchedule(ctx context.Context, id string) (uint64, error) {
-	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.DeleteSchedule(d, id) })
+	var gone store.Schedule
+	d, err := s.update(ctx, func(d *store.Doc) error {
+		gone = scheduleIn(d, id)
+		return workflow.DeleteSchedule(d, id)
+	})
+	if err == nil {
+		s.note(store.ScheduleChange{Action: store.ChangeDeleted, Schedule: id, Workflow: gone.Workflow, Generation: gen(d)})
+	}
 	return gen(d), err
 }
 
@@ -172,7 +201,29 @@ func (s *Intents) PauseSchedule(ctx context.Context, id string, paused bool) (ui
 	w := s.w
 	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.PauseSchedule(d, id, paused, w.opts.Now()) })
 	w.wakeScheduler()
+	if err == nil {
+		act := store.ChangeResumed
+		if paused {
+			act = store.ChangePaused
+		}
+		s.note(store.ScheduleChange{Action: act, Schedule: id, Workflow: scheduleIn(d, id).Workflow, Generation: gen(d)})
+	}
 	return gen(d), err
+}
+
+// scheduleIn is schedule id of d as saved, or only its id when d does not hold it.
+func scheduleIn(d *store.Doc, id string) store.Schedule {
+	if d != nil {
+		if sc := d.Schedule(id); sc != nil {
+			return *sc
+		}
+	}
+	return store.Schedule{ID: id}
+}
+
+// scheduleChange is the audit record of schedule sc added or changed by a person.
+func scheduleChange(act string, sc store.Schedule, generation uint64) store.ScheduleChange {
+	return store.ScheduleChange{Action: act, Schedule: sc.ID, Workflow: sc.Workflow, Every: sc.Every, Cron: sc.Cron, Generation: generation}
 }
 
 // Audit returns the newest max entries of the audit log (all if max <= 0), oldest first.

@@ -24,8 +24,9 @@ import (
 //
 // archive/runs-2026-05.jsonl is the first file of May 2026 (UTC, by the time the batch was
 // archived); when it passes the size cap, archive/runs-2026-05.1.jsonl follows, then .2
-// and so on. Files are only ever appended to; a torn last line (a crash mid-append) is
-// skipped when reading and cut off from the next line by a newline.
+// and so on. Files are appended to, and replaced whole only by retention's compaction
+// (see retention.go); a torn last line (a crash mid-append) is skipped when reading and
+// cut off from the next line by a newline.
 
 // ArchiveDir is the folder of the run archive inside the home folder.
 const ArchiveDir = "archive"
@@ -127,16 +128,18 @@ type Archive struct {
 	maxSize int64
 	now     func() time.Time
 
-	mu    sync.Mutex            // serialises appends and guards the fields below
-	files map[string]*fileIndex // per file name: what has been read of it
-	all   []histEntry           // every archived run once, newest (highest Seq) first
-	dirty bool                  // all must be rebuilt from files
+	mu         sync.Mutex            // serialises appends and guards the fields below
+	files      map[string]*fileIndex // per file name: what has been read of it
+	all        []histEntry           // every archived run once, newest (highest Seq) first
+	dirty      bool                  // all must be rebuilt from files
+	compacting string                // the file being compacted: appends go to a new part
 }
 
 // fileIndex is what has been read of one archive file.
 type fileIndex struct {
 	name    string
-	size    int64 // bytes read and indexed (up to the end of the last whole line)
+	ident   os.FileInfo // the version of the file indexed (compaction replaces it)
+	size    int64       // bytes read and indexed (up to the end of the last whole line)
 	entries []histEntry
 }
 
@@ -146,6 +149,7 @@ type histEntry struct {
 	id       string
 	workflow string
 	status   string
+	at       int64 // when the run ended (or was created, if it has no end), unix ns
 	file     *fileIndex
 	off      int64
 	n        int32
@@ -217,7 +221,8 @@ func (a *Archive) target(n int64) (string, error) {
 		}
 	}
 	name := archiveName(month, part)
-	if fi, err := os.Stat(filepath.Join(a.dir, name)); err == nil && fi.Size() > 0 && fi.Size()+n > a.maxSize {
+	if fi, err := os.Stat(filepath.Join(a.dir, name)); name == a.compacting ||
+		err == nil && fi.Size() > 0 && fi.Size()+n > a.maxSize {
 		name = archiveName(month, part+1)
 	}
 	return name, nil
@@ -323,48 +328,56 @@ func (a *Archive) refresh() error {
 		return err
 	}
 	seen := make(map[string]bool, len(names))
+	present := names[:0:0]
 	for _, f := range names {
-		seen[f.name] = true
 		fi := a.files[f.name]
 		if fi == nil {
 			fi = &fileIndex{name: f.name}
-			a.files[f.name] = fi
 		}
 		grew, err := fi.update(filepath.Join(a.dir, f.name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // removed since it was listed (compaction emptied it)
+		}
 		if err != nil {
 			return err
 		}
+		seen[f.name], a.files[f.name] = true, fi
+		present = append(present, f)
 		a.dirty = a.dirty || grew
 	}
 	for name := range a.files {
-		if !seen[name] { // removed by hand
+		if !seen[name] { // removed by compaction or by hand
 			delete(a.files, name)
 			a.dirty = true
 		}
 	}
 	if a.dirty {
-		a.rebuild(names)
+		a.rebuild(present)
 	}
 	return nil
 }
 
-// update indexes the whole lines appended to the file since the last call.
+// update indexes the whole lines appended to the file since the last call. A file
+// replaced (compacted) or shortened since is read again from its start. It reports whether
+// the entries changed.
 func (fi *fileIndex) update(path string) (bool, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return false, fmt.Errorf("archive: %w", err)
-	}
-	if st.Size() < fi.size { // shortened by hand: read again
-		fi.size, fi.entries = 0, nil
-	}
-	if st.Size() == fi.size {
-		return false, nil
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false, fmt.Errorf("archive: %w", err)
 	}
 	defer f.Close()
+	st, err := f.Stat() // of the version opened, whatever replaces the name meanwhile
+	if err != nil {
+		return false, fmt.Errorf("archive: %w", err)
+	}
+	reset := fi.ident != nil && !os.SameFile(fi.ident, st) || st.Size() < fi.size
+	if reset {
+		fi.size, fi.entries = 0, nil
+	}
+	fi.ident = st
+	if st.Size() == fi.size {
+		return reset, nil
+	}
 	data := make([]byte, st.Size()-fi.size)
 	n, err := f.ReadAt(data, fi.size)
 	if n < len(data) && err != nil {
@@ -372,10 +385,12 @@ func (fi *fileIndex) update(path string) (bool, error) {
 	}
 	data = data[:n]
 	var probe struct {
-		ID       string `json:"id"`
-		Seq      uint64 `json:"seq"`
-		Workflow string `json:"workflow"`
-		Status   string `json:"status"`
+		ID       string    `json:"id"`
+		Seq      uint64    `json:"seq"`
+		Workflow string    `json:"workflow"`
+		Status   string    `json:"status"`
+		Created  time.Time `json:"created"`
+		Ended    time.Time `json:"ended"`
 	}
 	off := fi.size
 	for {
@@ -385,16 +400,21 @@ func (fi *fileIndex) update(path string) (bool, error) {
 		}
 		line := data[:nl]
 		probe.ID, probe.Seq, probe.Workflow, probe.Status = "", 0, "", ""
+		probe.Created, probe.Ended = time.Time{}, time.Time{}
 		if len(line) > 0 && json.Unmarshal(line, &probe) == nil && probe.ID != "" {
+			at := probe.Ended
+			if at.IsZero() {
+				at = probe.Created
+			}
 			fi.entries = append(fi.entries, histEntry{seq: probe.Seq, id: probe.ID, workflow: probe.Workflow,
-				status: probe.Status, file: fi, off: off, n: int32(nl)})
+				status: probe.Status, at: at.UnixNano(), file: fi, off: off, n: int32(nl)})
 		}
 		off += int64(nl) + 1
 		data = data[nl+1:]
 	}
 	grew := off > fi.size
 	fi.size = off
-	return grew, nil
+	return grew || reset, nil
 }
 
 // rebuild merges the files into a.all: each run once (the copy in the newest file wins),
@@ -430,21 +450,26 @@ func (a *Archive) rebuild(names []archFile) {
 	a.all, a.dirty = all, false
 }
 
-// load reads the full run of one entry.
+// errStale says that an archive file changed under its index: compaction replaced or
+// removed it between the index's refresh and a read. Index again and retry.
+var errStale = errors.New("archive file replaced since it was indexed")
+
+// load reads the full run of one entry. It returns errStale when the file no longer
+// holds that run where the index says (retention compacted it meanwhile).
 func (a *Archive) load(e histEntry) (Run, error) {
 	path := filepath.Join(a.dir, e.file.name)
 	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Run{}, fmt.Errorf("archive: %s: %w", path, errStale)
+	}
 	if err != nil {
 		return Run{}, fmt.Errorf("archive: %w", err)
 	}
 	defer f.Close()
 	buf := make([]byte, e.n)
-	if _, err := f.ReadAt(buf, e.off); err != nil {
-		return Run{}, fmt.Errorf("archive: read %s at %d: %w", path, e.off, err)
-	}
 	var r Run
-	if err := json.Unmarshal(buf, &r); err != nil {
-		return Run{}, fmt.Errorf("archive: %s at %d: %w", path, e.off, err)
+	if _, err := f.ReadAt(buf, e.off); err != nil || json.Unmarshal(buf, &r) != nil || r.ID != e.id {
+		return Run{}, fmt.Errorf("archive: %s at %d: run %s: %w", path, e.off, e.id, errStale)
 	}
 	return r, nil
 }
@@ -474,9 +499,24 @@ func (q HistoryQuery) match(seq uint64, workflow, status string) bool {
 		(q.Status == "" || q.Status == status)
 }
 
-// page merges doc (the live runs) and the archive into one page for q. A run in both is
-// taken from doc. Called with a.mu not held.
+// staleRetries bounds how often a page is read again because compaction replaced a file
+// under it; compaction replaces a file once a pass, so a second try normally succeeds.
+const staleRetries = 5
+
+// page merges doc (the live runs) and the archive into one page for q, reading it again
+// if retention compacted the archive meanwhile. Called with a.mu not held.
 func (a *Archive) page(doc *Doc, q HistoryQuery) (HistoryPage, error) {
+	for i := 0; ; i++ {
+		p, err := a.pageOnce(doc, q)
+		if !errors.Is(err, errStale) || i == staleRetries {
+			return p, err
+		}
+	}
+}
+
+// pageOnce merges doc and the archive as indexed now into one page for q. A run in both is
+// taken from doc.
+func (a *Archive) pageOnce(doc *Doc, q HistoryQuery) (HistoryPage, error) {
 	if q.Limit <= 0 {
 		q.Limit = DefaultHistoryLimit
 	}

@@ -61,7 +61,46 @@ const (
 	KindReplace  = "replace"  // a schedule's occurrence replaces its live run (Replace)
 	KindCatchUp  = "catch_up" // a schedule handled missed occurrences (CatchUp)
 	KindOverrun  = "overrun"  // a scheduled run went past its max_runtime (Overrun)
+	// A person's own changes, saved through the window's intents.
+	KindWorkflowChange = "workflow" // a workflow was created, updated, renamed or deleted (WorkflowChange)
+	KindScheduleChange = "schedule" // a schedule was added, changed, paused, resumed or deleted (ScheduleChange)
 )
+
+// The changes a person makes, as WorkflowChange and ScheduleChange name them.
+const (
+	ChangeCreated = "created"
+	ChangeUpdated = "updated"
+	ChangeRenamed = "renamed"
+	ChangeDeleted = "deleted"
+	ChangePaused  = "paused"
+	ChangeResumed = "resumed"
+)
+
+// WorkflowChange records a workflow a person created, updated, renamed or deleted, once
+// the change was saved.
+type WorkflowChange struct {
+	Action     string `json:"action"` // Change*
+	Workflow   string `json:"workflow"`
+	From       string `json:"from,omitempty"` // the name a renamed workflow had
+	Generation uint64 `json:"generation"`     // the document's generation that holds the change
+}
+
+// ScheduleChange records a schedule a person added, changed, paused, resumed or deleted,
+// once the change was saved.
+type ScheduleChange struct {
+	Action     string   `json:"action"` // Change*
+	Schedule   string   `json:"schedule"`
+	Workflow   string   `json:"workflow,omitempty"`
+	Every      Duration `json:"every,omitzero"` // when it runs, for an added or changed schedule
+	Cron       string   `json:"cron,omitempty"`
+	Generation uint64   `json:"generation"`
+}
+
+// AuditKind is "workflow".
+func (WorkflowChange) AuditKind() string { return KindWorkflowChange }
+
+// AuditKind is "schedule".
+func (ScheduleChange) AuditKind() string { return KindScheduleChange }
 
 // Takeover records one BecomeWriter: the new epoch, the old and new writer, the runs it
 // reaped, how long each step took.

@@ -37,6 +37,13 @@ func TestAuditRecordsKeepTheLogFormat(t *testing.T) {
 		{Overrun{note}, "overrun", []string{"due", "reason", "run", "schedule"}},
 		{CatchUp{ScheduleNote: ScheduleNote{Schedule: "s1", Reason: "latest"}, Missed: 3, Running: []time.Time{due}},
 			"catch_up", []string{"missed", "reason", "running", "schedule"}},
+		{WorkflowChange{Action: ChangeRenamed, Workflow: "backup", From: "bkp", Generation: 7},
+			"workflow", []string{"action", "from", "generation", "workflow"}},
+		{WorkflowChange{Action: ChangeDeleted, Workflow: "backup", Generation: 8}, "workflow", []string{"action", "generation", "workflow"}},
+		{ScheduleChange{Action: ChangeCreated, Schedule: "s1", Workflow: "backup", Every: Duration(time.Hour), Generation: 9},
+			"schedule", []string{"action", "every", "generation", "schedule", "workflow"}},
+		{ScheduleChange{Action: ChangePaused, Schedule: "s1", Workflow: "backup", Generation: 10},
+			"schedule", []string{"action", "generation", "schedule", "workflow"}},
 	} {
 		if err := a.Append(c.rec); err != nil {
 			t.Fatal(err)

@@ -18,9 +18,14 @@ import (
 
 // codec holds the caches. It is guarded by Store.mu (every load and save holds it).
 type codec struct {
-	enc map[string]encRun // by run id: the value last encoded and its bytes
-	dec map[string]Run    // by the run's bytes in the file: its decoded value
+	enc  map[string]encRun // by run id: the value last encoded and its bytes
+	dec  map[string]Run    // by the run's bytes in the file: its decoded value
+	file []byte            // the whole file the store's document was read from or saved as
 }
+
+// same reports whether data is the file the store's document came from, so that a
+// re-read finding it needs no decode.
+func (c *codec) same(data []byte) bool { return c.file != nil && bytes.Equal(c.file, data) }
 
 type encRun struct {
 	run Run
@@ -43,9 +48,15 @@ func (c *codec) encode(doc *Doc) ([]byte, error) {
 		data, err := json.MarshalIndent(doc, "", "  ")
 		return append(data, '\n'), err
 	}
-	next := make(map[string]encRun, len(doc.Runs))
+	if c.enc == nil {
+		c.enc = make(map[string]encRun, len(doc.Runs))
+	}
 	var buf bytes.Buffer
-	buf.Grow(len(head) + 16 + len(doc.Runs)*768)
+	if c.file != nil { // about the last file's size: a save changes it by a run or two
+		buf.Grow(len(c.file) + 4096)
+	} else {
+		buf.Grow(len(head) + 16 + len(doc.Runs)*768)
+	}
 	buf.Write(head[:i])
 	buf.WriteString("\n  \"runs\": [\n")
 	for k := range doc.Runs {
@@ -57,8 +68,8 @@ func (c *codec) encode(doc *Doc) ([]byte, error) {
 				return nil, err
 			}
 			e = encRun{run: *r, b: b}
+			c.enc[r.ID] = e
 		}
-		next[r.ID] = e
 		if k > 0 {
 			buf.WriteString(",\n")
 		}
@@ -68,8 +79,24 @@ func (c *codec) encode(doc *Doc) ([]byte, error) {
 	buf.WriteString("\n  ]")
 	buf.Write(head[i+len(runsMarker):])
 	buf.WriteByte('\n')
-	c.enc = next
+	c.forgetGone(doc)
 	return buf.Bytes(), nil
+}
+
+// forgetGone drops the cached runs that doc no longer has (archived), so the cache holds
+// only doc's runs. The cache is updated in place, not rebuilt per save: a save changes a
+// run or two, and only a save that moved runs out has any to drop.
+func (c *codec) forgetGone(doc *Doc) {
+	if len(c.enc) == len(doc.Runs) { // every run of doc is cached: nothing else is
+		return
+	}
+	keep := make(map[string]encRun, len(doc.Runs))
+	for k := range doc.Runs {
+		if e, ok := c.enc[doc.Runs[k].ID]; ok {
+			keep[doc.Runs[k].ID] = e
+		}
+	}
+	c.enc = keep
 }
 
 // runEqual reports whether a and b encode the same. A false "no" only costs an encode.

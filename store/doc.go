@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -58,6 +59,33 @@ type Retention struct {
 	KeepRuns     int      `json:"keep_runs,omitempty"`      // the newest N finished runs of a workflow
 	KeepFor      Duration `json:"keep_for,omitzero"`        // and every finished run younger than this
 	MaxHomeBytes int64    `json:"max_home_bytes,omitempty"` // home-wide cap on logs and archive (Doc level only)
+}
+
+// MinHomeBytes is the smallest size cap a home may set: below it a cap would delete all
+// history at once, which is never what a person meant.
+const MinHomeBytes = 1 << 20
+
+// Validate checks a retention setting, r at the home level when home is set, else a
+// workflow's, and returns a FieldErrors naming each broken field ("retention.keep_runs").
+// A nil r (the defaults) is valid.
+func (r *Retention) Validate(home bool) error {
+	if r == nil {
+		return nil
+	}
+	var errs FieldErrors
+	if r.KeepRuns < 0 {
+		errs.Add("retention.keep_runs", fmt.Sprintf("must be at least 1 (or 0 for the default), got %d", r.KeepRuns))
+	}
+	if r.KeepFor < 0 {
+		errs.Add("retention.keep_for", fmt.Sprintf("must not be negative, got %s", r.KeepFor.D()))
+	}
+	switch {
+	case !home && r.MaxHomeBytes != 0:
+		errs.Add("retention.max_home_bytes", "is a setting of the whole home, not of one workflow")
+	case r.MaxHomeBytes != 0 && r.MaxHomeBytes < MinHomeBytes:
+		errs.Add("retention.max_home_bytes", fmt.Sprintf("must be at least %d (1 MiB, or 0 for the default), got %d", MinHomeBytes, r.MaxHomeBytes))
+	}
+	return errs.Err()
 }
 
 // Owner names a window (an OS process) with enough evidence to tell it from a later
@@ -301,6 +329,9 @@ func (d *Doc) Validate() error {
 		}
 		names[w.Name] = true
 	}
+	if err := d.Retention.Validate(true); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	ids := make(map[string]bool, len(d.Runs))
 	for i := range d.Runs {
 		r := &d.Runs[i]
@@ -347,6 +378,10 @@ func (w *Workflow) Validate() error {
 		if len(s.Argv) == 0 || s.Argv[0] == "" {
 			errs.Add(fmt.Sprintf("steps[%d].argv", i), "must name a program (argv is empty)")
 		}
+	}
+	var rerrs FieldErrors
+	if errors.As(w.Retention.Validate(false), &rerrs) {
+		errs = append(errs, rerrs...)
 	}
 	return errs.Err()
 }

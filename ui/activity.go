@@ -11,28 +11,81 @@ import (
 )
 
 // buildActivity creates the Activity list: the audit log in human words, newest first.
+// A line is cut to the list's width; selecting it shows it in full, wrapped over as many
+// lines as it needs, until another line is selected.
 func (m *Main) buildActivity() {
-	m.Activity = widget.NewList(func() int { return len(m.entries) },
-		func() fyne.CanvasObject {
-			when := widget.NewLabel("2 Jan 15:04:05")
-			when.SizeName = theme.SizeNameCaptionText
-			what := widget.NewLabel("what happened")
-			what.Truncation = fyne.TextTruncateEllipsis
-			return container.NewBorder(nil, nil, when, nil, what)
-		},
+	m.Activity = widget.NewList(func() int { return len(m.entries) }, newActivityRow,
 		func(i widget.ListItemID, o fyne.CanvasObject) {
-			if i >= len(m.entries) {
-				return
+			if i < len(m.entries) {
+				setActivityRow(o, m.entries[i])
 			}
-			c := o.(*fyne.Container)
-			c.Objects[0].(*widget.Label).SetText(m.entries[i].What)
-			c.Objects[1].(*widget.Label).SetText(m.entries[i].When)
 		})
+	m.Activity.OnSelected = func(i widget.ListItemID) {
+		if i >= len(m.entries) {
+			return
+		}
+		m.entries[i].Open = true
+		m.Activity.SetItemHeight(i, m.activityHeight(m.entries[i]))
+	}
+	m.Activity.OnUnselected = func(i widget.ListItemID) {
+		if i < len(m.entries) {
+			m.entries[i].Open = false
+			m.Activity.SetItemHeight(i, activityRowHeight())
+		}
+	}
+}
+
+// newActivityRow is one line of the Activity tab: when, and what happened.
+func newActivityRow() fyne.CanvasObject {
+	when := widget.NewLabel("2 Jan 15:04:05")
+	when.SizeName = theme.SizeNameCaptionText
+	what := widget.NewLabel("what happened")
+	what.Truncation = fyne.TextTruncateEllipsis
+	return container.NewBorder(nil, nil, when, nil, what)
+}
+
+// setActivityRow shows a in row o: cut to one line, or in full when it is open.
+func setActivityRow(o fyne.CanvasObject, a view.Activity) {
+	c := o.(*fyne.Container)
+	what, when := c.Objects[0].(*widget.Label), c.Objects[1].(*widget.Label)
+	if a.Open {
+		what.Truncation, what.Wrapping = fyne.TextTruncateOff, fyne.TextWrapWord
+	} else {
+		what.Truncation, what.Wrapping = fyne.TextTruncateEllipsis, fyne.TextWrapOff
+	}
+	what.SetText(a.What)
+	when.SetText(a.When)
+}
+
+// activityRowHeight is the height of a line of the Activity tab cut to one line.
+func activityRowHeight() float32 { return newActivityRow().MinSize().Height }
+
+// activityHeight is the height line a needs in full at the list's width.
+func (m *Main) activityHeight(a view.Activity) float32 {
+	row := newActivityRow()
+	setActivityRow(row, a)
+	row.Resize(fyne.NewSize(m.Activity.Size().Width, activityRowHeight()))
+	return max(row.MinSize().Height, activityRowHeight())
 }
 
 // setActivity shows the audit entries (oldest first, as Audit returns them) newest first.
+// The line shown in full stays so where it moved to.
 func (m *Main) setActivity(es []store.Entry) {
+	open := -1
+	var was view.Activity
+	for i, a := range m.entries {
+		if a.Open {
+			open, was = i, a
+		}
+	}
 	m.entries = view.AppendActivity(m.entries[:0], es, m.opts.Now())
+	if open >= 0 {
+		m.Activity.UnselectAll()
+		m.Activity.SetItemHeight(open, activityRowHeight())
+		if i := view.FindActivity(m.entries, was); i >= 0 {
+			m.Activity.Select(i)
+		}
+	}
 	m.Activity.Refresh()
 }
 

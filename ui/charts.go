@@ -35,7 +35,7 @@ func (m *Main) renderPictures() {
 func (m *Main) timelinePane() fyne.CanvasObject {
 	legend := container.NewHBox()
 	for _, s := range view.LegendStatuses {
-		sw := canvas.NewRectangle(theme.Color(toneColor(view.StatusTone(s))))
+		sw := canvas.NewRectangle(statusColor(s))
 		sw.SetMinSize(fyne.NewSize(12, 12))
 		sw.CornerRadius = 3
 		legend.Add(container.NewCenter(sw))
@@ -43,6 +43,7 @@ func (m *Main) timelinePane() fyne.CanvasObject {
 	}
 	title := widget.NewLabelWithStyle("Recent runs over time: one row per lane of a workflow; runs that overlapped stack",
 		fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title.Wrapping = fyne.TextWrapWord // a narrow window must not widen for it
 	return container.NewBorder(container.NewVBox(title, legend), nil, nil, nil, container.NewVScroll(m.Timeline))
 }
 
@@ -98,7 +99,7 @@ func (r *chartRenderer) Refresh() {
 	}
 	r.objs = append(r.objs[:0], r.axis, r.caption)
 	for i, b := range r.c.model.Bars {
-		r.rects[i].FillColor = theme.Color(toneColor(view.StatusTone(b.Status)))
+		r.rects[i].FillColor = statusColor(b.Status)
 		r.objs = append(r.objs, r.rects[i])
 	}
 	r.caption.Text = r.c.model.Caption
@@ -206,7 +207,7 @@ func (r *timelineRenderer) Refresh() {
 	}
 	r.objs = r.objs[:0]
 	for i, tk := range r.t.model.Ticks {
-		r.ticks[i].Text, r.ticks[i].Color = tk, fg
+		r.ticks[i].Text, r.ticks[i].Color = tk.Label, fg
 		r.grid[i].StrokeColor = sep
 		r.objs = append(r.objs, r.grid[i], r.ticks[i])
 	}
@@ -215,7 +216,7 @@ func (r *timelineRenderer) Refresh() {
 		r.objs = append(r.objs, r.labels[i])
 	}
 	for i, s := range r.t.model.Spans {
-		r.rects[i].FillColor = theme.Color(toneColor(view.StatusTone(s.Status)))
+		r.rects[i].FillColor = statusColor(s.Status)
 		r.objs = append(r.objs, r.rects[i])
 	}
 	if len(r.t.model.Spans) == 0 {
@@ -229,9 +230,8 @@ func (r *timelineRenderer) Refresh() {
 func (r *timelineRenderer) Layout(size fyne.Size) {
 	pad := theme.Padding()
 	plotW := max(size.Width-tlLabelW-2*pad, 10)
-	n := len(r.t.model.Ticks)
-	for i := 0; i < n; i++ {
-		x := tlLabelW + plotW*float32(i)/float32(max(n-1, 1))
+	for i, tk := range r.t.model.Ticks {
+		x := tlLabelW + plotW*tk.At
 		tw := r.ticks[i].MinSize().Width
 		r.ticks[i].Move(fyne.NewPos(min(x-tw/2, size.Width-tw), 0))
 		r.grid[i].Position1 = fyne.NewPos(x, tlAxisH)

@@ -103,6 +103,10 @@ func quietUnderEveryLocale(t *testing.T, bin string) {
 				{[]string{"tick"}, 2},
 				{[]string{"tick", "--once", "--home", filepath.Join(t.TempDir(), "home")}, 0},
 				{[]string{"--headless", "--home", filepath.Join(t.TempDir(), "home")}, 0}, // stdin at its end at once
+				{[]string{"status", "--home", filepath.Join(t.TempDir(), "home")}, 0},
+				{[]string{"runs", "--json", "--home", filepath.Join(t.TempDir(), "home")}, 0},
+				{[]string{"run", "nope", "--home", filepath.Join(t.TempDir(), "home")}, 1},
+				{[]string{"run"}, 2},
 			} {
 				cmd := exec.Command(bin, r.args...)
 				cmd.Env = env

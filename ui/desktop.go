@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -62,7 +63,7 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 	quit.IsQuit = true
 	file := fyne.NewMenu("File",
 		item("New workflow", key(fyne.KeyN, ctl), m.NewWorkflow),
-		item("Save workflow", key(fyne.KeyS, ctl), m.SaveWorkflow),
+		item("Save", key(fyne.KeyS, ctl), m.Save),
 		fyne.NewMenuItemSeparator(),
 		item("Open another window", key(fyne.KeyN, ctl|shift), m.OpenAnotherWindow),
 		fyne.NewMenuItemSeparator(),
@@ -70,6 +71,7 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 	wf := fyne.NewMenu("Workflow",
 		item("Run now", key(fyne.KeyR, ctl), m.RunSelected),
 		item("Duplicate", key(fyne.KeyD, ctl), m.DuplicateWorkflow),
+		item("Rename…", key(fyne.KeyE, ctl), m.RenameWorkflow),
 		item("Delete…", key(fyne.KeyDelete, ctl), m.DeleteWorkflow),
 		fyne.NewMenuItemSeparator(),
 		item("Search workflows", key(fyne.KeyF, ctl), func() { m.Win.Canvas().Focus(m.Search) }))
@@ -81,8 +83,11 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 		item("Runs", key(fyne.Key2, ctl), func() { m.ShowTab("Runs") }),
 		item("Timeline", key(fyne.Key3, ctl), func() { m.ShowTab("Timeline") }),
 		item("Schedules", key(fyne.Key4, ctl), func() { m.ShowTab("Schedules") }),
-		item("Activity", key(fyne.Key5, ctl), func() { m.ShowTab("Activity") }))
+		item("Activity", key(fyne.Key5, ctl), func() { m.ShowTab("Activity") }),
+		fyne.NewMenuItemSeparator())
+	view.Items = append(view.Items, m.themeItems()...)
 	help := fyne.NewMenu("Help",
+		fyne.NewMenuItem("Guide", m.showGuide),
 		fyne.NewMenuItem("Keyboard shortcuts", m.showShortcuts),
 		fyne.NewMenuItem("About Baton", m.showAbout))
 	return fyne.NewMainMenu(file, wf, run, view, help)
@@ -125,12 +130,59 @@ func (m *Main) showAbout() {
 	d.Show()
 }
 
+// Save saves what the visible tab edits: the schedule on the Schedules tab, the workflow
+// on the Workflow tab. On the other tabs it does nothing, so Ctrl+S never commits edits
+// the person cannot see.
+func (m *Main) Save() {
+	switch m.Tabs.Selected().Text {
+	case "Schedules":
+		m.Schedules.save()
+	case "Workflow":
+		m.SaveWorkflow()
+	}
+}
+
 func (m *Main) showShortcuts() {
-	txt := widget.NewLabel("Ctrl+N  new workflow\nCtrl+S  save workflow\nCtrl+R  run now\nCtrl+D  duplicate\n" +
-		"Ctrl+Delete  delete workflow\nCtrl+F  search workflows\nCtrl+L  filter runs\nCtrl+.  cancel run\n" +
-		"Ctrl+1…5  Workflow, Runs, Timeline, Schedules, Activity\nCtrl+Shift+N  open another window\nCtrl+Q  quit")
+	txt := widget.NewLabel(strings.Join(shortcutLines(m.Win.MainMenu()), "\n"))
 	txt.TextStyle.Monospace = true
 	dialog.ShowCustom("Keyboard shortcuts", "Close", txt, m.Win)
+}
+
+// shortcutLines lists the keyboard shortcuts of menu, one a line ("Ctrl+S        File ▸
+// Save"), read from its items so the list cannot drift from what the keys do.
+func shortcutLines(menu *fyne.MainMenu) []string {
+	type row struct{ keys, what string }
+	var rows []row
+	width := 0
+	for _, mn := range menu.Items {
+		for _, it := range mn.Items {
+			if sc, ok := it.Shortcut.(*desktop.CustomShortcut); ok {
+				k := shortcutText(sc)
+				rows = append(rows, row{k, mn.Label + " ▸ " + it.Label})
+				width = max(width, len(k))
+			}
+		}
+	}
+	lines := make([]string, len(rows))
+	for i, r := range rows {
+		lines[i] = fmt.Sprintf("%-*s  %s", width, r.keys, r.what)
+	}
+	return lines
+}
+
+// shortcutText is a shortcut as people write it: "Ctrl+Shift+N".
+func shortcutText(sc *desktop.CustomShortcut) string {
+	var b strings.Builder
+	for _, mod := range []struct {
+		m    fyne.KeyModifier
+		name string
+	}{{fyne.KeyModifierControl, "Ctrl+"}, {fyne.KeyModifierSuper, "Cmd+"}, {fyne.KeyModifierAlt, "Alt+"}, {fyne.KeyModifierShift, "Shift+"}} {
+		if sc.Modifier&mod.m != 0 {
+			b.WriteString(mod.name)
+		}
+	}
+	b.WriteString(string(sc.KeyName))
+	return b.String()
 }
 
 // prefKey is the preference key of name for this window's home folder.

@@ -18,10 +18,13 @@ import (
 
 // StepEditor holds the widgets of one step.
 type StepEditor struct {
-	Title                             *widget.Label
-	Name, Timeout, Dir, Env           *widget.Entry
-	Args                              []*widget.Entry
-	AddArg, Up, Down, Remove          *widget.Button
+	Title                    *widget.Label
+	Name, Timeout, Dir, Env  *ScrollEntry
+	Args                     []*ScrollEntry
+	AddArg, Up, Down, Remove *widget.Button
+	// Split is offered while the program field holds a whole command line ("ls -la
+	// /tmp"): it splits it into arguments as a shell would, without running one.
+	Split                             *widget.Button
 	ArgvError, TimeoutError, EnvError *widget.Label
 	removeArg                         []*widget.Button
 }
@@ -31,8 +34,11 @@ type StepEditor struct {
 // and the role never disables typing (only saving). UI goroutine only.
 type Editor struct {
 	Title         *widget.Label
-	Name          *widget.Entry
-	MaxConcurrent *widget.Entry
+	Name          *ScrollEntry
+	MaxConcurrent *ScrollEntry
+	// KeepRuns and KeepFor are the workflow's own history retention: the newest N
+	// runs, and runs younger than a duration ("30d"); empty means the home's default.
+	KeepRuns, KeepFor *ScrollEntry
 	// OnOwnerLost is on_owner_lost in plain words (view.OwnerLostOptions); OwnerLostHint
 	// says what the choice does.
 	OnOwnerLost   *widget.Select
@@ -43,6 +49,7 @@ type Editor struct {
 	Revert        *widget.Button
 	RunNow        *widget.Button
 	Duplicate     *widget.Button
+	Rename        *widget.Button
 	Delete        *widget.Button
 	ReadOnlyNote  *widget.Label
 	Message       *widget.Label
@@ -53,6 +60,7 @@ type Editor struct {
 
 	m        *Main
 	obj      fyne.CanvasObject
+	scroll   *container.Scroll // the Workflow tab's scroll, which the wheel over a field scrolls
 	form     *fyne.Container
 	stepsBox *fyne.Container
 	empty    *widget.Label
@@ -71,13 +79,17 @@ func newEditor(m *Main) *Editor {
 	e := &Editor{m: m, Errors: map[string]*widget.Label{}}
 	e.Title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	e.Title.SizeName = theme.SizeNameSubHeadingText
-	e.Name = widget.NewEntry()
+	e.Name = newScrollEntry(0, e.outer)
 	e.Name.SetPlaceHolder("e.g. backup photos")
-	e.MaxConcurrent = widget.NewEntry()
+	e.MaxConcurrent = newScrollEntry(0, e.outer)
 	e.MaxConcurrent.SetPlaceHolder("1")
+	e.KeepRuns = newScrollEntry(0, e.outer)
+	e.KeepRuns.SetPlaceHolder("the default")
+	e.KeepFor = newScrollEntry(0, e.outer)
+	e.KeepFor.SetPlaceHolder("the default (e.g. 30d or 720h)")
 	e.OnOwnerLost = widget.NewSelect(view.OwnerLostOptions(""), nil)
 	e.OwnerLostHint = hint(view.OwnerLostHint(""))
-	for _, en := range []*widget.Entry{e.Name, e.MaxConcurrent} {
+	for _, en := range []*ScrollEntry{e.Name, e.MaxConcurrent, e.KeepRuns, e.KeepFor} {
 		en.OnChanged = func(string) { e.changed() }
 	}
 	e.OnOwnerLost.OnChanged = func(string) { e.OwnerLostHint.SetText(view.OwnerLostHint(e.ownerLost())); e.changed() }
@@ -90,6 +102,7 @@ func newEditor(m *Main) *Editor {
 	e.Revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), e.revert)
 	e.RunNow = widget.NewButtonWithIcon("Run now", theme.MediaPlayIcon(), m.RunSelected)
 	e.Duplicate = widget.NewButtonWithIcon("Duplicate", theme.ContentCopyIcon(), m.DuplicateWorkflow)
+	e.Rename = widget.NewButtonWithIcon("Rename…", theme.DocumentCreateIcon(), m.RenameWorkflow)
 	e.Delete = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), m.DeleteWorkflow)
 	e.Delete.Importance = widget.DangerImportance
 	e.ReadOnlyNote = widget.NewLabel("")
@@ -97,31 +110,41 @@ func newEditor(m *Main) *Editor {
 	e.ReadOnlyNote.Importance = widget.WarningImportance
 	e.Message = widget.NewLabel("")
 	e.Message.Wrapping = fyne.TextWrapWord
-	for _, k := range []string{"name", "max_concurrent", "on_owner_lost", "steps"} {
+	for _, k := range []string{"name", "max_concurrent", "on_owner_lost", "steps", "retention.keep_runs", "retention.keep_for"} {
 		e.Errors[k] = errLabel()
 	}
 	e.stepsBox = container.NewVBox()
 	laneHint := hint("How many runs of this workflow may run at once.")
 	e.form = container.New(layout.NewFormLayout(),
-		widget.NewLabel("Name"), container.NewVBox(e.Name, e.Errors["name"]),
-		widget.NewLabel("Max concurrent"), container.NewVBox(e.MaxConcurrent, laneHint, e.Errors["max_concurrent"]),
-		widget.NewLabel("Window lost"), container.NewVBox(widget.NewLabel(view.OwnerLostTitle+":"), e.OnOwnerLost, e.OwnerLostHint, e.Errors["on_owner_lost"]),
+		widget.NewLabel("Name"), container.NewVBox(e.Name, errLine(e.Errors["name"])),
+		widget.NewLabel("Max concurrent"), container.NewVBox(e.MaxConcurrent, laneHint, errLine(e.Errors["max_concurrent"])),
+		widget.NewLabel("Window lost"), container.NewVBox(wrapped(view.OwnerLostTitle+":"), e.OnOwnerLost, e.OwnerLostHint, errLine(e.Errors["on_owner_lost"])),
+		widget.NewLabel("Keep the newest"), container.NewVBox(container.NewBorder(nil, nil, nil, widget.NewLabel("runs"), e.KeepRuns), errLine(e.Errors["retention.keep_runs"])),
+		widget.NewLabel("Keep runs for"), container.NewVBox(e.KeepFor, hint("Finished runs beyond both limits leave the history. Empty: the default."), errLine(e.Errors["retention.keep_for"])),
 	)
-	actions := container.NewHBox(e.Save, e.Revert, widget.NewSeparator(), e.RunNow, e.Duplicate, layout.NewSpacer(), e.Delete)
+	// The buttons wrap to a second row in a narrow window rather than widen it.
+	actions := container.New(&flow{}, e.Save, e.Revert, e.RunNow, e.Duplicate, e.Rename, e.Delete)
 	stepsHead := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), e.AddStep)
 	e.empty = widget.NewLabel("Choose a workflow on the left, or make a new one (File ▸ New workflow, Ctrl+N).")
 	e.empty.Wrapping = fyne.TextWrapWord
-	body := container.NewVBox(e.Title, actions, e.ReadOnlyNote, e.Message, e.form, stepsHead, e.Errors["steps"], e.stepsBox)
+	body := container.NewVBox(e.Title, actions, e.ReadOnlyNote, e.Message, e.form, stepsHead, errLine(e.Errors["steps"]), e.stepsBox)
 	e.obj = container.NewStack(e.empty, body)
 	e.clear("")
 	return e
 }
 
-func errLabel() *widget.Label {
-	l := widget.NewLabel("")
-	l.Importance = widget.DangerImportance
+// outer is the scroll container of the Workflow tab: the wheel over a field scrolls it.
+func (e *Editor) outer() fyne.Scrollable {
+	if e.scroll == nil {
+		return nil // not laid out in a window yet
+	}
+	return e.scroll
+}
+
+// wrapped is a label that wraps its words: it never widens the form.
+func wrapped(s string) *widget.Label {
+	l := widget.NewLabel(s)
 	l.Wrapping = fyne.TextWrapWord
-	l.Hide()
 	return l
 }
 
@@ -152,7 +175,7 @@ func (e *Editor) load(w *store.Workflow) {
 	e.fill(w)
 	e.dirty = false
 	e.Title.SetText(w.Name)
-	e.Name.Disable() // the core has no rename; duplicate to rename
+	e.Name.Disable() // a saved workflow is renamed with Rename…, which its runs follow
 	e.setMessage("", widget.MediumImportance)
 	e.check()
 	e.updateButtons()
@@ -200,6 +223,8 @@ func (e *Editor) fill(w *store.Workflow) {
 	f := view.FormOf(w, e.steps[:0])
 	e.Name.SetText(f.Name)
 	e.MaxConcurrent.SetText(f.MaxConcurrent)
+	e.KeepRuns.SetText(f.KeepRuns)
+	e.KeepFor.SetText(f.KeepFor)
 	e.OnOwnerLost.Options = view.OwnerLostOptions(f.OnOwnerLost)
 	e.OnOwnerLost.SetSelected(view.OwnerLostLabel(f.OnOwnerLost))
 	e.OwnerLostHint.SetText(view.OwnerLostHint(f.OnOwnerLost))
@@ -252,15 +277,12 @@ func (e *Editor) restructure() {
 	e.changed()
 }
 
+// setMessage shows s above the form. The line keeps its place when s is "", so the
+// form below never moves as messages come and go.
 func (e *Editor) setMessage(s string, imp widget.Importance) {
 	e.fixing = false
 	e.Message.Importance = imp
 	e.Message.SetText(s)
-	if s == "" {
-		e.Message.Hide()
-	} else {
-		e.Message.Show()
-	}
 }
 
 // setWritable enables the write controls for a writer; a reader sees why not.
@@ -281,6 +303,7 @@ func (e *Editor) updateButtons() {
 	enable(e.RunNow, c.RunNow)
 	enable(e.Duplicate, c.Duplicate)
 	enable(e.Delete, c.Delete)
+	enable(e.Rename, c.Rename)
 	enable(e.AddStep, c.AddStep)
 }
 
@@ -294,7 +317,8 @@ func enable(d fyne.Disableable, on bool) {
 
 // typed is the workflow as typed in the editor.
 func (e *Editor) typed() view.WorkflowForm {
-	return view.WorkflowForm{Name: e.Name.Text, MaxConcurrent: e.MaxConcurrent.Text, OnOwnerLost: e.ownerLost(), Steps: e.steps}
+	return view.WorkflowForm{Name: e.Name.Text, MaxConcurrent: e.MaxConcurrent.Text, OnOwnerLost: e.ownerLost(),
+		KeepRuns: e.KeepRuns.Text, KeepFor: e.KeepFor.Text, Steps: e.steps}
 }
 
 // ownerLost is the on_owner_lost value chosen ("" when nothing is).
@@ -349,15 +373,10 @@ func (e *Editor) validate() (store.Workflow, bool) {
 // has reports whether the editor has a message label for field.
 func (e *Editor) has(field string) bool { _, ok := e.Errors[field]; return ok }
 
-// showProblems shows each message of errs next to its field and hides the others.
+// showProblems shows each message of errs next to its field and clears the others.
 func (e *Editor) showProblems(errs map[string]string) {
 	for k, l := range e.Errors {
-		if msg, ok := errs[k]; ok {
-			l.SetText(msg)
-			l.Show()
-		} else {
-			l.Hide()
-		}
+		setProblem(l, errs[k])
 	}
 }
 
@@ -394,8 +413,8 @@ func (e *Editor) stepEditor(i int) *StepEditor {
 	e.Errors[view.StepField(i, "argv")] = se.ArgvError
 	e.Errors[view.StepField(i, "timeout")] = se.TimeoutError
 	e.Errors[view.StepField(i, "env")] = se.EnvError
-	entry := func(val, ph string, set func(string)) *widget.Entry {
-		en := widget.NewEntry()
+	entry := func(val, ph string, set func(string)) *ScrollEntry {
+		en := newScrollEntry(0, e.outer)
 		en.SetText(val)
 		en.SetPlaceHolder(ph)
 		en.OnChanged = func(s string) { set(s); e.changed() }
@@ -404,17 +423,31 @@ func (e *Editor) stepEditor(i int) *StepEditor {
 	se.Name = entry(d.Name, fmt.Sprintf("step %d", i+1), func(s string) { e.steps[i].Name = s })
 	se.Timeout = entry(d.Timeout, "no limit (e.g. 10m)", func(s string) { e.steps[i].Timeout = s })
 	se.Dir = entry(d.Dir, "the home folder", func(s string) { e.steps[i].Dir = s })
-	se.Env = widget.NewMultiLineEntry()
+	se.Env = newScrollEntry(2, e.outer)
 	se.Env.SetText(d.Env)
 	se.Env.SetPlaceHolder("NAME=value, one per line")
-	se.Env.SetMinRowsVisible(2)
 	se.Env.OnChanged = func(s string) { e.steps[i].Env = s; e.changed() }
+	se.Split = widget.NewButtonWithIcon("Split into arguments", theme.ViewRestoreIcon(), func() {
+		if argv, ok := view.SplitCommand(e.steps[i].Argv); ok {
+			e.steps[i].Argv = argv
+			e.restructure()
+		}
+	})
+	se.Split.Importance = widget.LowImportance
+	offerSplit := func() {
+		if _, ok := view.SplitCommand(e.steps[i].Argv); ok {
+			se.Split.Show()
+		} else {
+			se.Split.Hide()
+		}
+	}
+	offerSplit()
 	for j := range d.Argv {
 		ph := "argument"
 		if j == 0 {
 			ph = "program, e.g. rsync or /usr/bin/backup"
 		}
-		se.Args = append(se.Args, entry(d.Argv[j], ph, func(s string) { e.steps[i].Argv[j] = s }))
+		se.Args = append(se.Args, entry(d.Argv[j], ph, func(s string) { e.steps[i].Argv[j] = s; offerSplit() }))
 		rm := widget.NewButtonWithIcon("", theme.ContentRemoveIcon(), func() {
 			e.steps[i].Argv = view.RemoveArg(e.steps[i].Argv, j)
 			e.restructure()
@@ -461,16 +494,15 @@ func (se *StepEditor) card(i, n int) fyne.CanvasObject {
 		num.SizeName = theme.SizeNameCaptionText
 		args.Add(container.NewBorder(nil, nil, num, se.removeArg[j], a))
 	}
-	note := hint("each argument is passed as is; there is no shell")
-	note.Wrapping = fyne.TextWrapOff
-	args.Add(container.NewHBox(se.AddArg, note))
-	args.Add(se.ArgvError)
+	args.Add(container.NewHBox(se.AddArg, se.Split)) // Split comes and goes on this row: nothing moves
+	args.Add(hint("Each argument is passed as is; there is no shell."))
+	args.Add(errLine(se.ArgvError))
 	form := container.New(layout.NewFormLayout(),
 		widget.NewLabel("Name"), se.Name,
 		widget.NewLabel("Command"), args,
-		widget.NewLabel("Timeout"), container.NewVBox(se.Timeout, se.TimeoutError),
+		widget.NewLabel("Timeout"), container.NewVBox(se.Timeout, errLine(se.TimeoutError)),
 		widget.NewLabel("Folder"), se.Dir,
-		widget.NewLabel("Environment"), container.NewVBox(se.Env, se.EnvError),
+		widget.NewLabel("Environment"), container.NewVBox(se.Env, errLine(se.EnvError)),
 	)
 	return widget.NewCard("", "", container.NewVBox(head, form))
 }

@@ -37,18 +37,3 @@ func statusIcon(t view.Tone) fyne.Resource {
 	}
 	return iconQueued
 }
-
-// toneColor is the theme colour of a tone.
-func toneColor(t view.Tone) fyne.ThemeColorName {
-	switch t {
-	case view.ToneSuccess:
-		return theme.ColorNameSuccess
-	case view.ToneError:
-		return theme.ColorNameError
-	case view.TonePrimary:
-		return theme.ColorNamePrimary
-	case view.ToneWarning:
-		return theme.ColorNameWarning
-	}
-	return theme.ColorNameDisabled
-}

@@ -3,8 +3,10 @@ package ui
 import (
 	"context"
 	"os"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -43,19 +45,17 @@ type runRow struct {
 	widget.BaseWidget
 	icon            *widget.Icon
 	title, dur, own *widget.Label
-	bar             *widget.ProgressBar
-	step            string
+	bar             *StatusBar
 	content         fyne.CanvasObject
 }
 
 func newRunRow() fyne.CanvasObject {
 	r := &runRow{icon: widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), title: widget.NewLabel("r12345 workflow name"),
-		dur: widget.NewLabel("12 min 30 s"), own: widget.NewLabel("pid 12345 (this window)"), bar: widget.NewProgressBar()}
-	r.title.Truncation = fyne.TextTruncateEllipsis
-	r.bar.TextFormatter = func() string { return r.step }
-	for _, l := range []*widget.Label{r.dur, r.own} {
-		l.SizeName = theme.SizeNameCaptionText
+		dur: widget.NewLabel("12 min 30 s"), own: widget.NewLabel("pid 12345 (this window)"), bar: NewStatusBar()}
+	for _, l := range []*widget.Label{r.title, r.dur, r.own} {
+		l.Truncation = fyne.TextTruncateEllipsis
 	}
+	r.dur.SizeName, r.own.SizeName = theme.SizeNameCaptionText, theme.SizeNameCaptionText
 	right := container.NewHBox(container.NewGridWrap(fyne.NewSize(130, 30), r.bar),
 		container.NewGridWrap(fyne.NewSize(90, 30), r.dur), container.NewGridWrap(fyne.NewSize(150, 30), r.own))
 	r.content = container.NewBorder(nil, nil, r.icon, right, r.title)
@@ -70,12 +70,12 @@ func (m *Main) updateRunRow(i widget.ListItemID, o fyne.CanvasObject) {
 	if i >= len(m.runIdx) {
 		return
 	}
-	v := view.RowOf(m.rowRun(i), m.st.PID, m.opts.Now())
+	r := m.rowRun(i)
+	v := view.RowOf(r, m.st.PID, m.opts.Now())
 	row := o.(*runRow)
 	row.icon.SetResource(statusIcon(v.Tone))
 	row.title.SetText(v.Title)
-	row.step = v.Step
-	row.bar.SetValue(v.Progress)
+	row.bar.Set(r.Status, v.Progress, v.Step)
 	row.dur.SetText(v.Duration)
 	row.own.SetText(v.Owner)
 }
@@ -88,11 +88,14 @@ func (m *Main) reindexRuns() {
 	m.RunsCount.SetText(view.RunsCount(len(m.runIdx), len(m.doc.Runs), m.hist.Shown))
 }
 
-// runsPane is the Runs tab: list on the left, the selected run on the right.
+// RunsSplit is the share of the Runs tab's height the runs list gets above the run view.
+const RunsSplit = 0.33
+
+// runsPane is the Runs tab: the runs list above, the selected run below.
 func (m *Main) runsPane() fyne.CanvasObject {
 	list := container.NewBorder(m.runFilters(), m.historyBar(), nil, nil, m.Runs)
 	split := container.NewVSplit(list, m.RunView.obj)
-	split.Offset = 0.4
+	split.Offset = RunsSplit
 	return split
 }
 
@@ -131,8 +134,7 @@ type RunView struct {
 	Title      *widget.Label
 	StatusIcon *widget.Icon
 	Status     *widget.Label
-	Step       *widget.Label
-	Progress   *widget.ProgressBar
+	Progress   *StatusBar
 	Exit       *widget.Label
 	Error      *widget.Label
 	Owner      *widget.Label
@@ -140,7 +142,8 @@ type RunView struct {
 	Times      *widget.Label
 	Note       *widget.Label
 	Cancel     *widget.Button
-	Log        *widget.TextGrid
+	Log        *widget.TextGrid // the run's log text (LogPane.Grid)
+	LogPane    *LogPane
 
 	m       *Main
 	obj     fyne.CanvasObject
@@ -149,7 +152,6 @@ type RunView struct {
 	id      string
 	logPath string
 	logGen  uint64
-	logLen  int
 	// roleNote is set while Note shows why Cancel is disabled (not a cancel result).
 	roleNote bool
 }
@@ -159,17 +161,19 @@ const MaxLogShown = 256 << 10
 
 func newRunView(m *Main) *RunView {
 	v := &RunView{m: m, Title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		StatusIcon: widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), Status: widget.NewLabel(""), Step: widget.NewLabel(""),
-		Progress: widget.NewProgressBar(), Exit: widget.NewLabel(""), Error: widget.NewLabel(""),
-		Owner: widget.NewLabel(""), Supervisor: widget.NewLabel(""), Times: widget.NewLabel(""), Note: widget.NewLabel(""), Log: widget.NewTextGrid()}
+		StatusIcon: widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), Status: widget.NewLabel(""),
+		Progress: NewStatusBar(), Exit: widget.NewLabel(""), Error: widget.NewLabel(""),
+		Owner: widget.NewLabel(""), Supervisor: widget.NewLabel(""), Times: widget.NewLabel(""), Note: widget.NewLabel(""),
+		LogPane: newLogPane(m.App.Clipboard)}
+	v.Log = v.LogPane.Grid
 	v.Title.SizeName = theme.SizeNameSubHeadingText
+	// Long names and errors wrap: they must never widen the window.
+	v.Title.Wrapping = fyne.TextWrapWord
 	v.Error.Wrapping = fyne.TextWrapWord
 	v.Error.Importance = widget.DangerImportance
 	v.Note.Importance = widget.WarningImportance
 	v.Note.Wrapping = fyne.TextWrapWord
 	v.Note.Hide()
-	v.Log.Scroll = fyne.ScrollBoth
-	v.Progress.TextFormatter = func() string { return v.Step.Text }
 	v.Cancel = widget.NewButtonWithIcon("Cancel run", theme.MediaStopIcon(), m.CancelSelected)
 	v.Cancel.Importance = widget.DangerImportance
 	v.empty = widget.NewLabel("Choose a run to see its log.")
@@ -181,12 +185,18 @@ func newRunView(m *Main) *RunView {
 		widget.NewLabel("Window"), container.NewHBox(v.Owner, v.Supervisor),
 		widget.NewLabel("Time"), v.Times,
 	)
-	top := container.NewVBox(head, v.Note, facts, v.Error, widget.NewLabelWithStyle("Log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
-	v.body = container.NewBorder(top, nil, nil, nil, v.Log)
+	// The facts scroll in their own pane so that the log, below a handle the person can
+	// drag, gets most of the height.
+	split := container.NewVSplit(container.NewVScroll(container.NewVBox(head, v.Note, facts, v.Error)), v.LogPane.obj)
+	split.Offset = LogSplit
+	v.body = split
 	v.obj = container.NewStack(v.empty, v.body)
 	v.body.Hide()
 	return v
 }
+
+// LogSplit is the share of the run view's height the run's facts get above the log.
+const LogSplit = 0.25
 
 func (v *RunView) setNote(s string) {
 	v.Note.SetText(s)
@@ -209,8 +219,8 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 	v.empty.Hide()
 	v.body.Show()
 	if r.ID != v.id || r.Log != v.logPath {
-		v.id, v.logPath, v.logLen = r.ID, r.Log, 0
-		v.Log.SetText("")
+		v.id, v.logPath = r.ID, r.Log
+		v.LogPane.reset("")
 		v.logGen = v.m.tail.follow(r.Log)
 		v.setNote("")
 		v.roleNote = false
@@ -219,9 +229,7 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 	v.Title.SetText(f.Title)
 	v.StatusIcon.SetResource(statusIcon(f.Tone))
 	v.Status.SetText(f.Status)
-	v.Step.SetText(f.Step)
-	v.Progress.SetValue(f.Progress)
-	v.Progress.Refresh()
+	v.Progress.Set(r.Status, f.Progress, f.Step)
 	v.Exit.SetText(f.Exit)
 	if f.Error != "" {
 		v.Error.SetText(f.Error)
@@ -258,20 +266,133 @@ func (v *RunView) appendLog(c logChunk) {
 		return
 	}
 	if c.reset {
-		v.Log.SetText("")
-		v.logLen = 0
+		v.LogPane.reset("")
 	}
-	text := string(c.data)
-	if v.logLen+len(text) > MaxLogShown {
-		all := v.Log.Text() + text
+	v.LogPane.append(string(c.data))
+}
+
+// LogPane shows a run's log as it grows. It follows the end while the person is at the
+// bottom: scrolling up stops that, scrolling back down or End resumes it. Find shows only
+// the lines that hold its text, marked; Copy puts the whole log on the clipboard.
+type LogPane struct {
+	Grid  *widget.TextGrid
+	Find  *widget.Entry
+	Found *widget.Label // how many lines match Find
+	End   *widget.Button
+	Copy  *widget.Button
+
+	obj       fyne.CanvasObject
+	clipboard func() fyne.Clipboard
+	text      string // the log as read from the file, capped at MaxLogShown
+}
+
+func newLogPane(clipboard func() fyne.Clipboard) *LogPane {
+	p := &LogPane{Grid: widget.NewTextGrid(), Find: widget.NewEntry(), Found: widget.NewLabel(""), clipboard: clipboard}
+	p.Grid.Scroll = fyne.ScrollBoth
+	p.Find.SetPlaceHolder("Find: show only the lines with this text")
+	p.Find.ActionItem = widget.NewIcon(theme.SearchIcon())
+	p.Find.OnChanged = func(string) { p.show(); p.end() }
+	p.Found.SizeName = theme.SizeNameCaptionText
+	p.End = widget.NewButtonWithIcon("End", theme.MoveDownIcon(), p.end)
+	p.Copy = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { p.clipboard().SetContent(p.text) })
+	bar := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		container.NewHBox(p.Found, p.End, p.Copy), p.Find)
+	p.obj = container.NewBorder(bar, nil, nil, nil, p.Grid)
+	return p
+}
+
+// reset shows text alone, from its end.
+func (p *LogPane) reset(text string) {
+	p.text = text
+	p.show()
+	p.end()
+}
+
+// append adds text read from the log file and keeps the end in view if it was. Text that
+// does not end a line is continued by the next append, so adjacent lines stay adjacent
+// however the reads cut them. Past MaxLogShown the oldest lines go.
+func (p *LogPane) append(text string) {
+	follow := p.atBottom()
+	switch {
+	case len(p.text)+len(text) > MaxLogShown:
+		all := p.text + text
 		all = all[len(all)-MaxLogShown/2:]
-		v.Log.SetText(all)
-		v.logLen = len(all)
-	} else {
-		v.Log.Append(text)
-		v.logLen += len(text)
+		if i := strings.IndexByte(all, '\n'); i >= 0 {
+			all = all[i+1:]
+		}
+		p.text = all
+		p.show()
+	case p.Find.Text != "":
+		p.text += text
+		p.show()
+	default:
+		// The grid's last row is the line the text so far left open (empty after a
+		// newline): it is parsed again with what continues it.
+		open := p.text[strings.LastIndexByte(p.text, '\n')+1:]
+		p.text += text
+		if n := len(p.Grid.Rows); n > 0 {
+			p.Grid.Rows = p.Grid.Rows[:n-1]
+		}
+		p.Grid.Append(open + text)
 	}
-	v.Log.ScrollToBottom()
+	if follow {
+		p.end()
+	}
+}
+
+// end scrolls to the last line. The grid's scroller takes the text's new size only when
+// it refreshes, which ScrollToBottom does after scrolling: when the text has just grown
+// past the view, the first call only takes the size and the second scrolls (Fyne 2.7).
+func (p *LogPane) end() {
+	p.Grid.ScrollToBottom()
+	p.Grid.ScrollToBottom()
+}
+
+// atBottom reports whether the grid shows the end of its text. The grid keeps its
+// scroll offset to itself; PositionForCursorLocation subtracts it.
+func (p *LogPane) atBottom() bool {
+	end := p.Grid.PositionForCursorLocation(len(p.Grid.Rows), 0).Y
+	row := end - p.Grid.PositionForCursorLocation(len(p.Grid.Rows)-1, 0).Y
+	return end <= p.Grid.Size().Height+row/2
+}
+
+// show puts the log in the grid: all of it, or while Find holds text only the lines that
+// hold it, ignoring case, with the text marked.
+func (p *LogPane) show() {
+	q := p.Find.Text
+	if q == "" {
+		p.Found.SetText("")
+		p.Grid.SetText(p.text)
+		return
+	}
+	var lines []string
+	for line := range strings.SplitSeq(p.text, "\n") {
+		if view.ContainsFold(line, q) {
+			lines = append(lines, line)
+		}
+	}
+	p.Found.SetText(view.FoundText(len(lines)))
+	p.Grid.SetText(strings.Join(lines, "\n"))
+	mark := &widget.CustomTextGridStyle{BGColor: theme.Color(theme.ColorNameSelection)}
+	runes := []rune(strings.ToLower(q))
+	for r, row := range p.Grid.Rows {
+		for c := 0; c+len(runes) <= len(row.Cells); c++ {
+			if cellsMatch(row.Cells[c:c+len(runes)], runes) {
+				p.Grid.SetStyleRange(r, c, r, c+len(runes)-1, mark)
+				c += len(runes) - 1
+			}
+		}
+	}
+}
+
+// cellsMatch reports whether cells read q, which is in lower case.
+func cellsMatch(cells []widget.TextGridCell, q []rune) bool {
+	for i, r := range q {
+		if unicode.ToLower(cells[i].Rune) != r {
+			return false
+		}
+	}
+	return true
 }
 
 // tail reads a run's log file as it grows. follow is called on the UI goroutine; read

@@ -16,15 +16,18 @@ import (
 // Schedules is the Schedules tab: a list with next due time, last outcome, policies and
 // paused state, and an editor with a preview of the next occurrences. UI goroutine only.
 type Schedules struct {
-	List       *widget.List
-	NewButton  *widget.Button
-	Workflow   *widget.Select
-	Every      *widget.Entry
-	Cron       *widget.Entry
-	TZ         *widget.Entry
+	List      *widget.List
+	NewButton *widget.Button
+	Workflow  *widget.Select
+	// Repeat chooses between Every and Cron (view.RepeatChoices); only the chosen
+	// field shows.
+	Repeat     *widget.RadioGroup
+	Every      *ScrollEntry
+	Cron       *ScrollEntry
+	TZ         *ScrollEntry
 	Overlap    *widget.Select
 	CatchUp    *widget.Select
-	MaxRuntime *widget.Entry
+	MaxRuntime *ScrollEntry
 	OnOverrun  *widget.Select
 	Preview    *widget.Label
 	Message    *widget.Label
@@ -32,6 +35,8 @@ type Schedules struct {
 	Save       *widget.Button
 	Pause      *widget.Button
 	Delete     *widget.Button
+	// Empty is what the tab says while no schedule is open.
+	Empty *widget.Label
 	// Problem says, at the top of the form, how many problems are marked beside their
 	// fields, and any problem that belongs to no field.
 	Problem *widget.Label
@@ -43,7 +48,10 @@ type Schedules struct {
 	m       *Main
 	obj     fyne.CanvasObject
 	form    fyne.CanvasObject
-	id      string // schedule being edited; "" for a new one
+	scroll  *container.Scroll // the form's, which the wheel over a field scrolls
+	every   fyne.CanvasObject // the Every row's field, shown for view.RepeatEvery
+	cron    fyne.CanvasObject // the Cron row's field, shown for view.RepeatCron
+	id      string            // schedule being edited; "" for a new one
 	open    bool
 	dirty   bool
 	loading bool
@@ -63,13 +71,16 @@ func newSchedules(m *Main) *Schedules {
 	}
 	s.NewButton = widget.NewButtonWithIcon("New schedule", theme.ContentAddIcon(), s.newDraft)
 	s.Workflow = widget.NewSelect(nil, func(string) { s.changed() })
-	entry := func(ph string) *widget.Entry {
-		e := widget.NewEntry()
+	entry := func(ph string) *ScrollEntry {
+		e := newScrollEntry(0, s.outer)
 		e.SetPlaceHolder(ph)
 		e.OnChanged = func(string) { s.changed() }
 		return e
 	}
-	s.Every = entry("e.g. 1h or 15m (or use cron)")
+	s.Repeat = widget.NewRadioGroup(view.RepeatChoices, func(string) { s.showRepeat(); s.changed() })
+	s.Repeat.Horizontal = true
+	s.Repeat.Required = true
+	s.Every = entry("e.g. 1h, 15m or 1h30m")
 	s.Cron = entry("e.g. 0 3 * * * (minute hour day month weekday)")
 	s.TZ = entry("local time (or e.g. Europe/Paris)")
 	s.MaxRuntime = entry("no budget (e.g. 2h)")
@@ -93,27 +104,37 @@ func newSchedules(m *Main) *Schedules {
 	s.Delete = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), s.delete)
 	s.Delete.Importance = widget.DangerImportance
 	e := s.Errors
+	s.every = container.NewBorder(nil, nil, widget.NewLabel("Every"), nil, container.NewVBox(s.Every, errLine(e["every"])))
+	s.cron = container.NewBorder(nil, nil, widget.NewLabel("Cron"), nil, container.NewVBox(s.Cron, errLine(e["cron"])))
 	form := container.New(layout.NewFormLayout(),
-		widget.NewLabel("Workflow"), container.NewVBox(s.Workflow, e["workflow"]),
-		widget.NewLabel("Every"), container.NewVBox(s.Every, e["every"]),
-		widget.NewLabel("Cron"), container.NewVBox(s.Cron, e["cron"]),
-		widget.NewLabel("Time zone"), container.NewVBox(s.TZ, e["tz"]),
-		widget.NewLabel("Overlap"), container.NewVBox(s.Overlap, hint("If the last run is still going: skip, queue one, allow beside it, or replace it."), e["overlap"]),
-		widget.NewLabel("Catch-up"), container.NewVBox(s.CatchUp, hint("Occurrences missed while no window ran: none, the latest, or all."), e["catch_up"]),
-		widget.NewLabel("Max runtime"), container.NewVBox(s.MaxRuntime, e["max_runtime"]),
-		widget.NewLabel("On overrun"), container.NewVBox(s.OnOverrun, hint("A budget, never proof of death: warn, or cancel the run."), e["on_overrun"]),
+		widget.NewLabel("Workflow"), container.NewVBox(s.Workflow, errLine(e["workflow"])),
+		widget.NewLabel("Repeat"), container.NewVBox(s.Repeat, s.every, s.cron),
+		widget.NewLabel("Time zone"), container.NewVBox(s.TZ, errLine(e["tz"])),
+		widget.NewLabel("Overlap"), container.NewVBox(s.Overlap, hint("If the last run is still going: skip, queue one, allow beside it, or replace it."), errLine(e["overlap"])),
+		widget.NewLabel("Catch-up"), container.NewVBox(s.CatchUp, hint("Occurrences missed while no window ran: none, the latest, or all."), errLine(e["catch_up"])),
+		widget.NewLabel("Max runtime"), container.NewVBox(s.MaxRuntime, errLine(e["max_runtime"])),
+		widget.NewLabel("On overrun"), container.NewVBox(s.OnOverrun, hint("A budget, never proof of death: warn, or cancel the run."), errLine(e["on_overrun"])),
 		widget.NewLabel("Next 5 times"), s.Preview,
 	)
 	actions := container.NewHBox(s.Save, s.Pause, layout.NewSpacer(), s.Delete)
-	s.form = container.NewVBox(actions, s.Note, s.Message, s.Problem, form)
-	empty := widget.NewLabel("Choose a schedule, or make a new one.")
+	s.form = container.NewVBox(actions, s.Note, s.Message, errLine(s.Problem), form)
+	s.Empty = widget.NewLabel("Choose a schedule, or make a new one.")
 	head := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Schedules", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.NewButton)
 	list := container.NewBorder(head, nil, nil, nil, s.List)
-	split := container.NewVSplit(list, container.NewVScroll(container.NewStack(empty, s.form)))
+	s.scroll = container.NewVScroll(container.NewStack(s.Empty, s.form))
+	split := container.NewVSplit(list, s.scroll)
 	split.Offset = 0.35
 	s.obj = split
 	s.form.Hide()
 	return s
+}
+
+// outer is the form's scroll container: the wheel over a field scrolls it.
+func (s *Schedules) outer() fyne.Scrollable {
+	if s.scroll == nil {
+		return nil // not laid out in a window yet
+	}
+	return s.scroll
 }
 
 func newScheduleRow() fyne.CanvasObject {
@@ -129,7 +150,7 @@ func (s *Schedules) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 	if i >= len(s.m.doc.Schedules) {
 		return
 	}
-	row := view.ScheduleRowOf(&s.m.doc.Schedules[i], s.m.opts.Now())
+	row := view.ScheduleRowOf(s.m.doc, &s.m.doc.Schedules[i], s.m.opts.Now())
 	c := o.(*fyne.Container)
 	c.Objects[0].(*widget.Label).SetText(row.Title)
 	icon := c.Objects[1].(*widget.Icon)
@@ -157,12 +178,13 @@ func (s *Schedules) render() {
 func (s *Schedules) close(msg string) {
 	s.open, s.id, s.dirty = false, "", false
 	s.form.Hide()
+	s.Empty.Show()
 	s.Message.SetText(msg)
 }
 
 func (s *Schedules) newDraft() {
 	s.id = ""
-	draft := view.NewSchedule(s.m.doc)
+	draft := view.NewSchedule(s.m.doc, s.m.selWF)
 	s.fill(&draft)
 	s.dirty = true
 	s.Message.SetText("New schedule, not saved yet.")
@@ -182,6 +204,8 @@ func (s *Schedules) fill(sc *store.Schedule) {
 	s.loading = true
 	s.open = true
 	s.Workflow.SetSelected(f.Workflow)
+	s.Repeat.SetSelected(f.Repeat)
+	s.showRepeat()
 	s.Every.SetText(f.Every)
 	s.Cron.SetText(f.Cron)
 	s.TZ.SetText(f.TZ)
@@ -190,8 +214,20 @@ func (s *Schedules) fill(sc *store.Schedule) {
 	s.MaxRuntime.SetText(f.MaxRuntime)
 	s.OnOverrun.SetSelected(f.OnOverrun)
 	s.loading = false
+	s.Empty.Hide()
 	s.form.Show()
 	s.check()
+}
+
+// showRepeat shows the field of the chosen repeat, Every or Cron, and hides the other.
+func (s *Schedules) showRepeat() {
+	if s.Repeat.Selected == view.RepeatCron {
+		s.every.Hide()
+		s.cron.Show()
+	} else {
+		s.cron.Hide()
+		s.every.Show()
+	}
 }
 
 func (s *Schedules) changed() {
@@ -206,7 +242,8 @@ func (s *Schedules) changed() {
 // typed is the schedule as typed.
 func (s *Schedules) typed() view.ScheduleForm {
 	return view.ScheduleForm{ID: s.id, Workflow: s.Workflow.Selected, Every: s.Every.Text, Cron: s.Cron.Text, TZ: s.TZ.Text,
-		MaxRuntime: s.MaxRuntime.Text, Overlap: s.Overlap.Selected, CatchUp: s.CatchUp.Selected, OnOverrun: s.OnOverrun.Selected}
+		MaxRuntime: s.MaxRuntime.Text, Overlap: s.Overlap.Selected, CatchUp: s.CatchUp.Selected, OnOverrun: s.OnOverrun.Selected,
+		Repeat: s.Repeat.Selected}
 }
 
 // check validates the draft with the core's rules, shows every problem beside its field
@@ -224,23 +261,13 @@ func (s *Schedules) check() {
 // has reports whether the form has a message label for field.
 func (s *Schedules) has(field string) bool { _, ok := s.Errors[field]; return ok }
 
-// showProblems shows each message of errs beside its field, hides the others, and shows
-// top at the top of the form ("" hides it).
+// showProblems shows each message of errs beside its field, clears the others, and shows
+// top at the top of the form ("" clears it).
 func (s *Schedules) showProblems(errs map[string]string, top string) {
 	for k, l := range s.Errors {
-		if msg, ok := errs[k]; ok {
-			l.SetText(msg)
-			l.Show()
-		} else {
-			l.Hide()
-		}
+		setProblem(l, errs[k])
 	}
-	if top != "" {
-		s.Problem.SetText(top)
-		s.Problem.Show()
-	} else {
-		s.Problem.Hide()
-	}
+	setProblem(s.Problem, top)
 }
 
 func (s *Schedules) updateButtons() {
@@ -311,6 +338,8 @@ func (s *Schedules) togglePause() {
 	s.m.runAsync(func() error { _, err := core.PauseSchedule(context.Background(), id, paused); return err }, func(err error) {
 		if err != nil {
 			s.Message.SetText(view.ErrText(err))
+		} else {
+			s.Message.SetText(view.PausedText(paused))
 		}
 		s.m.doc = s.m.core.Snapshot()
 		s.m.render(nil)

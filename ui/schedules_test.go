@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+
+	"baton/ui/view"
 )
 
 func TestSchedulesEditPreviewPauseAndReadOnly(t *testing.T) {
@@ -14,20 +16,37 @@ func TestSchedulesEditPreviewPauseAndReadOnly(t *testing.T) {
 	q.waitFor(t, "the workflow listed", func() bool { return m.Workflows.Length() == 1 })
 
 	s := m.Schedules
+	if !s.Empty.Visible() {
+		t.Error("no schedule open, and the tab does not say what to do")
+	}
 	test.Tap(s.NewButton)
-	s.Every.SetText("")
+	if s.Empty.Visible() {
+		t.Errorf("%q is drawn behind the form's buttons", s.Empty.Text) // issue 12, bug 5
+	}
+	// Issue 12, usability 4: "every" is pre-filled, yet choosing cron and typing one
+	// is all it takes; only the chosen field shows, and it reads "1h", not "1h0m0s".
+	if s.Every.Text != "1h" || !s.every.Visible() || s.cron.Visible() {
+		t.Errorf("new schedule: every %q (visible %v), cron visible %v", s.Every.Text, s.every.Visible(), s.cron.Visible())
+	}
+	s.Repeat.SetSelected(view.RepeatCron)
+	if s.every.Visible() || !s.cron.Visible() {
+		t.Errorf("cron chosen: every visible %v, cron visible %v", s.every.Visible(), s.cron.Visible())
+	}
+	if l := s.Errors["cron"]; l.Text == "" {
+		t.Error("cron chosen and empty: no problem beside it")
+	}
 	test.Type(s.Cron, "0 3 * * *")
-	if got := strings.Count(s.Preview.Text, "03:00"); got != 5 {
-		t.Errorf("preview of 0 3 * * * = %q, want 5 times at 03:00", s.Preview.Text)
+	if got := strings.Count(s.Preview.Text, "03:00"); got != 5 || !strings.HasPrefix(s.Preview.Text, "Times in local time:") {
+		t.Errorf("preview of 0 3 * * * = %q, want 5 times at 03:00 in a named zone", s.Preview.Text)
 	}
-	test.Type(s.Every, "1h")
-	if l := s.Errors["every"]; !l.Visible() || !strings.Contains(l.Text, "not both") {
-		t.Errorf("every: %q (visible %v), want the core's 'not both'", l.Text, l.Visible())
+	for k, l := range s.Errors {
+		if l.Text != "" {
+			t.Errorf("%s: %q with a valid cron and every's old text hidden", k, l.Text)
+		}
 	}
-	if !s.Save.Disabled() {
-		t.Error("Save enabled for an invalid schedule")
+	if s.Save.Disabled() {
+		t.Error("Save disabled for a valid schedule")
 	}
-	s.Every.SetText("")
 	test.Tap(s.Save)
 	q.waitFor(t, "the schedule saved", func() bool { d := w.Snapshot(); return len(d.Schedules) == 1 && s.id != "" })
 	if got := w.Snapshot().Schedules[0]; got.Cron != "0 3 * * *" || got.Workflow != "report" {
@@ -35,10 +54,19 @@ func TestSchedulesEditPreviewPauseAndReadOnly(t *testing.T) {
 	}
 	q.waitFor(t, "the schedule listed", func() bool { return s.List.Length() == 1 })
 
+	if got := w.Snapshot().Schedules[0]; got.Every != 0 {
+		t.Errorf("saved every %v beside the cron", got.Every)
+	}
+
+	// Issue 12, bug 13: pausing says so, not "Saved.".
 	test.Tap(s.Pause)
-	q.waitFor(t, "paused", func() bool { return w.Snapshot().Schedules[0].Paused && s.Pause.Text == "Resume" })
+	q.waitFor(t, "paused, and the form saying so", func() bool {
+		return w.Snapshot().Schedules[0].Paused && s.Pause.Text == "Resume" && s.Message.Text == "Paused."
+	})
 	test.Tap(s.Pause)
-	q.waitFor(t, "resumed", func() bool { return !w.Snapshot().Schedules[0].Paused && s.Pause.Text == "Pause" })
+	q.waitFor(t, "resumed, and the form saying so", func() bool {
+		return !w.Snapshot().Schedules[0].Paused && s.Pause.Text == "Pause" && s.Message.Text == "Resumed."
+	})
 
 	// A second window on the home is read-only: the same schedule, nothing to press.
 	w2 := openCore(t, home)
@@ -68,7 +96,7 @@ func TestScheduleProblemsBesideTheirFields(t *testing.T) {
 	q.waitFor(t, "the workflow listed", func() bool { return m.Workflows.Length() == 1 })
 	s := m.Schedules
 	test.Tap(s.NewButton)
-	s.Every.SetText("")
+	s.Repeat.SetSelected(view.RepeatCron)
 	test.Type(s.Cron, "61 * * * *")
 	test.Type(s.TZ, "Mars/Base")
 	if l := s.Errors["cron"]; !l.Visible() || l.Text != "minute must be 0–59, got 61" {
@@ -86,11 +114,11 @@ func TestScheduleProblemsBesideTheirFields(t *testing.T) {
 	s.Cron.SetText("0 3 * * *")
 	s.TZ.SetText("")
 	for k, l := range s.Errors {
-		if l.Visible() {
+		if l.Text != "" {
 			t.Errorf("%s: %q still shown", k, l.Text)
 		}
 	}
-	if s.Problem.Visible() || s.Save.Disabled() {
+	if s.Problem.Text != "" || s.Save.Disabled() {
 		t.Errorf("valid draft: problem %q (visible %v), save disabled %v", s.Problem.Text, s.Problem.Visible(), s.Save.Disabled())
 	}
 }
@@ -117,5 +145,19 @@ func TestScheduleSaveRefusedShowsBesideTheField(t *testing.T) {
 	})
 	if s.Message.Text != "Not saved. Fix the problem marked below." {
 		t.Errorf("message %q", s.Message.Text)
+	}
+}
+
+// TestNewSchedulePicksTheSelectedWorkflow (issue 12, usability 11).
+func TestNewSchedulePicksTheSelectedWorkflow(t *testing.T) {
+	_, w, m, q := writerUI(t)
+	addWorkflow(t, w, "first", "true")
+	addWorkflow(t, w, "second", "true")
+	q.waitFor(t, "the workflows listed", func() bool { return m.Workflows.Length() == 2 })
+	m.Workflows.Select(1)
+	q.waitFor(t, "second open", func() bool { return m.Editor.existing == "second" })
+	test.Tap(m.Schedules.NewButton)
+	if got := m.Schedules.Workflow.Selected; got != "second" {
+		t.Errorf("new schedule for %q, want the selected workflow %q", got, "second")
 	}
 }

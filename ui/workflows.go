@@ -2,8 +2,11 @@ package ui
 
 import (
 	"context"
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -25,13 +28,17 @@ func (m *Main) buildWorkflows() {
 	m.Chart = NewDurationChart()
 }
 
+// newWorkflowRow is a row of the sidebar: the status icon, then the name on a line of
+// its own (a narrow sidebar still shows it whole) and the details below it, in small
+// text.
 func newWorkflowRow() fyne.CanvasObject {
 	name := widget.NewLabel("workflow name")
 	name.TextStyle.Bold = true
 	name.Truncation = fyne.TextTruncateEllipsis
 	detail := widget.NewLabel("3 steps · lane 1")
 	detail.SizeName = theme.SizeNameCaptionText
-	return container.NewBorder(nil, nil, widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), detail, name)
+	detail.Truncation = fyne.TextTruncateEllipsis
+	return container.NewBorder(nil, compact(detail), widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), nil, name)
 }
 
 func (m *Main) updateWorkflowRow(i widget.ListItemID, o fyne.CanvasObject) {
@@ -41,27 +48,46 @@ func (m *Main) updateWorkflowRow(i widget.ListItemID, o fyne.CanvasObject) {
 	w := &m.doc.Workflows[m.wfIdx[i]]
 	c := o.(*fyne.Container)
 	c.Objects[0].(*widget.Label).SetText(w.Name)
-	icon := c.Objects[1].(*widget.Icon)
+	c.Objects[1].(*container.ThemeOverride).Content.(*widget.Label).SetText(view.WorkflowDetail(w))
+	icon := c.Objects[2].(*widget.Icon)
 	if st, ok := m.lastOf[w.Name]; ok {
 		icon.SetResource(statusIcon(view.StatusTone(st)))
 	} else {
 		icon.SetResource(theme.NewDisabledResource(theme.DocumentIcon()))
 	}
-	c.Objects[2].(*widget.Label).SetText(view.WorkflowDetail(w))
 }
 
 // workflowsColumn is the left column: title, New, search, list.
 func (m *Main) workflowsColumn() fyne.CanvasObject {
 	title := widget.NewLabelWithStyle("Workflows", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	head := container.NewBorder(nil, nil, nil, m.NewButton, title)
-	return container.NewBorder(container.NewVBox(head, m.Search), nil, nil, nil, m.Workflows)
+	col := container.NewBorder(container.NewVBox(head, m.Search), nil, nil, nil, m.Workflows)
+	return container.New(minWidth(SidebarMinWidth), col)
+}
+
+// SidebarMinWidth is the narrowest the sidebar gets: names of about 20 characters stay
+// whole in a window 700 px wide.
+const SidebarMinWidth = 210
+
+// minWidth lays out one object over the whole container, at least w wide.
+type minWidth float32
+
+func (w minWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	s := objs[0].MinSize()
+	return fyne.NewSize(max(s.Width, float32(w)), s.Height)
+}
+
+func (minWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(size)
 }
 
 // workflowPane is the Workflow tab: the editor and the chart of recent runs.
 func (m *Main) workflowPane() fyne.CanvasObject {
 	chartTitle := widget.NewLabelWithStyle("Recent runs", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	m.chartBox = container.NewVBox(widget.NewSeparator(), container.NewBorder(chartTitle, nil, nil, nil, m.Chart))
-	return container.NewVScroll(container.NewVBox(m.Editor.obj, m.chartBox, layout.NewSpacer()))
+	m.Editor.scroll = container.NewVScroll(container.NewVBox(m.Editor.obj, m.chartBox, layout.NewSpacer()))
+	return m.Editor.scroll
 }
 
 // reindexWorkflows filters the workflows by the search text, reusing its slice.
@@ -187,6 +213,45 @@ func (m *Main) SaveWorkflow() {
 		m.selWF = def.Name
 		m.Editor.saved(m.doc.Workflow(def.Name), rev)
 		m.render(nil)
+	})
+}
+
+// RenameWorkflow asks for a new name for the workflow open in the editor, then renames
+// it (renameTo). It needs the edits saved first: a rename saves only the name.
+func (m *Main) RenameWorkflow() {
+	from := m.Editor.existing
+	if from == "" || m.Editor.dirty || !m.writeable {
+		return
+	}
+	name := widget.NewEntry()
+	name.SetText(from)
+	items := []*widget.FormItem{widget.NewFormItem("New name", name)}
+	d := dialog.NewForm("Rename workflow", "Rename", "Cancel", items, func(ok bool) {
+		if ok {
+			m.renameTo(from, name.Text)
+		}
+	}, m.Win)
+	d.Resize(fyne.NewSize(420, 160))
+	d.Show()
+	m.Win.Canvas().Focus(name)
+}
+
+// renameTo renames workflow from to to through the core; its runs, history and
+// schedules follow. The editor then shows it under its new name.
+func (m *Main) renameTo(from, to string) {
+	if !m.writeable {
+		return
+	}
+	m.runAsync(func() error { _, err := m.core.Intents().RenameWorkflow(context.Background(), from, to); return err }, func(err error) {
+		if err != nil {
+			m.Editor.setMessage(view.NotRenamedText(err), widget.DangerImportance)
+			return
+		}
+		m.doc = m.core.Snapshot()
+		if w := m.doc.Workflow(strings.TrimSpace(to)); w != nil {
+			m.OpenWorkflow(w.Name)
+			m.Editor.setMessage(view.RenamedText(from), widget.SuccessImportance)
+		}
 	})
 }
 

@@ -46,6 +46,8 @@ type Engine struct {
 	mu    sync.Mutex           // guards procs
 	procs map[string]*follower // live runs of this engine by id
 	wg    sync.WaitGroup       // one per live run
+
+	spares *sparePool // the supervisor the next run is handed (spare.go)
 }
 
 // RunOutput is what a finished run leaves for OnFinish.
@@ -90,46 +92,69 @@ func (p *runProc) cancelled() string {
 }
 
 // NewEngine returns an engine for one writer term. ctx is the writer role; owner is this
-// window; home is the home folder (logs go to home/runs).
+// window; home is the home folder (logs go to home/runs). From its first Kick until Stop,
+// Detach or the end of ctx, the engine keeps a spare supervisor started (see spare.go).
 func NewEngine(ctx context.Context, update Updater, owner store.Owner, home string, now func() time.Time) *Engine {
 	if now == nil {
 		now = time.Now
 	}
-	return &Engine{ctx: ctx, update: update, owner: owner, home: home, now: now, procs: map[string]*follower{}}
+	e := &Engine{ctx: ctx, update: update, owner: owner, home: home, now: now, procs: map[string]*follower{}, spares: &sparePool{}}
+	context.AfterFunc(ctx, e.spares.close) // a term that ends without Stop leaves no spare
+	return e
 }
 
 // Kick starts every queued run that its lane allows. It blocks for one save, returns the
 // ids it started, and does nothing after Stop or once the writer role ended.
 func (e *Engine) Kick() ([]string, error) {
+	_, ids, err := e.kick(e.update, nil)
+	return ids, err
+}
+
+// KickWith applies change and, in the same save, claims what Kick would claim, then
+// starts those runs: a change that queues a run (start_run) and the run's start cost one
+// save, not two. update is the caller's road to a write (it may refuse: a read-only
+// window); if it or change fails, nothing is saved or started. After Stop or once the
+// writer role ended, change alone is applied. It returns the document saved and the ids
+// started.
+func (e *Engine) KickWith(update Updater, change func(*store.Doc) error) (*store.Doc, []string, error) {
+	return e.kick(update, change)
+}
+
+// claimed is a run claimed for this engine, with what its start needs.
+type claimed struct {
+	run store.Run
+	wf  store.Workflow
+	env map[string]string
+}
+
+func (e *Engine) kick(update Updater, change func(*store.Doc) error) (*store.Doc, []string, error) {
 	e.kickMu.Lock()
 	defer e.kickMu.Unlock()
-	if e.stopping || e.ctx.Err() != nil {
-		return nil, nil
+	claiming := !e.stopping && e.ctx.Err() == nil
+	if !claiming && change == nil {
+		return nil, nil, nil
 	}
-	type start struct {
-		run store.Run
-		wf  store.Workflow
-		env map[string]string
+	if claiming {
+		e.spares.refill()
 	}
-	var starts []start
-	_, err := e.update(func(d *store.Doc) error {
+	var starts []claimed
+	d, err := update(func(d *store.Doc) error {
 		starts = starts[:0]
-		for _, r := range Claim(d, e.owner, e.now()) {
-			rr := d.Run(r.ID)
-			rr.Log = filepath.Join(e.home, "runs", r.ID+".log")
-			var env map[string]string
-			if e.EnvFor != nil {
-				env = e.EnvFor(d, rr)
+		if change != nil {
+			if err := change(d); err != nil {
+				return err
 			}
-			starts = append(starts, start{run: rr.Clone(), wf: d.Workflow(r.Workflow).Clone(), env: env})
 		}
-		if len(starts) == 0 {
+		if claiming {
+			starts = e.claim(d, starts)
+		}
+		if change == nil && len(starts) == 0 {
 			return store.ErrNoChange
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ids := make([]string, 0, len(starts))
 	for _, s := range starts {
@@ -137,7 +162,21 @@ func (e *Engine) Kick() ([]string, error) {
 		go e.execute(f, s.run, s.wf, s.env)
 		ids = append(ids, s.run.ID)
 	}
-	return ids, nil
+	return d, ids, nil
+}
+
+// claim claims in d the queued runs the lanes allow and appends them to starts.
+func (e *Engine) claim(d *store.Doc, starts []claimed) []claimed {
+	for _, r := range Claim(d, e.owner, e.now()) {
+		rr := d.Run(r.ID)
+		rr.Log = filepath.Join(e.home, "runs", r.ID+".log")
+		var env map[string]string
+		if e.EnvFor != nil {
+			env = e.EnvFor(d, rr)
+		}
+		starts = append(starts, claimed{run: rr.Clone(), wf: d.Workflow(r.Workflow).Clone(), env: env})
+	}
+	return starts
 }
 
 // Cancel asks the supervisor of a run this engine follows to stop it; the run is
@@ -175,11 +214,12 @@ func (e *Engine) Live() []string {
 
 // Detach stops following every live run without cancelling any (a hand-over: the window
 // that asked adopts them all) and starts nothing more. It blocks until the followers
-// returned.
+// returned. The spare supervisor is stopped.
 func (e *Engine) Detach() {
 	e.kickMu.Lock()
 	e.stopping = true
 	e.kickMu.Unlock()
+	e.spares.close()
 	e.mu.Lock()
 	for _, f := range e.procs {
 		f.stopFollowing()
@@ -191,11 +231,13 @@ func (e *Engine) Detach() {
 // Stop cancels every live run with reason, except the runs whose workflow says
 // on_owner_lost "adopt": those go on under their supervisors, and the next writer adopts
 // them. It waits until each cancelled run is recorded (or this writer term ended) and
-// starts nothing more. It blocks until then. Call it while still the writer.
+// starts nothing more; the spare supervisor is stopped. It blocks until then. Call it
+// while still the writer.
 func (e *Engine) Stop(reason string) {
 	e.kickMu.Lock()
 	e.stopping = true
 	e.kickMu.Unlock()
+	e.spares.close()
 	e.mu.Lock()
 	for id, f := range e.procs {
 		if f.adopt {

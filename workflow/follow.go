@@ -1,8 +1,11 @@
 package workflow
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -70,7 +73,7 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 	defer e.wg.Done()
 	defer e.forget(run.ID)
 	runDir := RunDir(e.home, run.ID)
-	if err := os.MkdirAll(runDir, 0o700); err != nil {
+	if err := makeRunDir(runDir, extra); err != nil {
 		e.recordEnd(run.ID, f.attempt, store.StatusFailed, nil, fmt.Sprintf("cannot create run folder: %v", err), extra, runDir)
 		return
 	}
@@ -79,12 +82,43 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 		return
 	}
 	_ = RemoveSupervisorFiles(e.home, run.ID) // a re-queued run's previous attempt, proven done
-	sup, err := StartSupervisor(Spec{RunID: run.ID, Workflow: wf.Name, Steps: wf.Steps, Env: extra, Log: run.Log, Home: e.home})
+	sup, err := e.startSupervisor(Spec{RunID: run.ID, Workflow: wf.Name, Steps: wf.Steps, Env: extra, Log: run.Log, Home: e.home})
 	if err != nil {
 		e.recordEnd(run.ID, f.attempt, store.StatusFailed, nil, err.Error(), extra, runDir)
 		return
 	}
 	e.follow(f, run.ID, sup.PID, sup.Start, extra, runDir)
+}
+
+// startSupervisor hands spec's run to the spare supervisor, or starts one for it if there
+// is no spare (or it is gone), as StartSupervisor does; a spare spent, the next one starts
+// in the background.
+func (e *Engine) startSupervisor(spec Spec) (*Supervisor, error) {
+	if err := checkStart(spec); err != nil {
+		return nil, fmt.Errorf("%w: run %s: %w", ErrSupervisorStart, spec.RunID, err)
+	}
+	sp := e.spares.take()
+	if sp == nil {
+		return StartSupervisor(spec)
+	}
+	defer e.spares.refill()
+	sup, err := sp.handOff(spec)
+	if errors.Is(err, errSpareGone) {
+		return StartSupervisor(spec)
+	}
+	return sup, err
+}
+
+// makeRunDir makes the run's private folder if its environment names a path in it (an
+// incremental schedule's watermark), and only then: a folder made is a journalled change
+// of the file system on the way to the first step.
+func makeRunDir(runDir string, env map[string]string) error {
+	for _, v := range env {
+		if strings.HasPrefix(v, runDir+string(filepath.Separator)) {
+			return os.MkdirAll(runDir, 0o700)
+		}
+	}
+	return nil
 }
 
 // Adopt follows run id, started by another window whose supervisor lives on, as if this

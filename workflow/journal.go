@@ -13,10 +13,15 @@ import (
 )
 
 // The run journal, runs/<id>.events: the truth about a run executed by a supervisor.
-// The supervisor appends one JSON object per line and fdatasyncs after each line, so a
-// record is durable before the supervisor acts on having written it. The file is created
-// once (O_EXCL) by the run's supervisor and never rewritten; only the writer folds it into
-// workflows.json (see ReadJournal).
+// The supervisor appends one JSON object per line, so every process sees a record as soon
+// as it is written, and makes each step and end record durable (fdatasync, and once the
+// folder's fsync for the file's name) before it acts on having written it. The start
+// record alone is not synced by itself: it becomes durable with the first step's record.
+// A machine crash kills every process, so it can only matter after a reboot, and then a
+// run without an end record is failed or re-queued whether its journal shows a start or
+// nothing; not syncing it keeps two syncs off the path from start_run to the first step.
+// The file is created once (O_EXCL) by the run's supervisor and never rewritten; only the
+// writer folds it into workflows.json (see ReadJournal).
 //
 // Records, in the only order a supervisor writes them:
 //
@@ -117,26 +122,24 @@ type anyRec struct {
 
 // journalWriter appends records to a journal. Used by the supervisor's main goroutine only.
 type journalWriter struct {
-	f    *os.File
-	path string
+	f     *os.File
+	path  string
+	named bool // the file's name is durable (its folder was fsynced)
 }
 
-// createJournal creates the journal at path (it must not exist) and makes its name
-// durable (fsync of the folder).
+// createJournal creates the journal at path (it must not exist); its name is made durable
+// with the first synced record.
 func createJournal(path string) (*journalWriter, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create journal: %w", err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("create journal %s: %w", path, err)
-	}
 	return &journalWriter{f: f, path: path}, nil
 }
 
-// append writes rec as one line in a single write and returns once it is on disk.
-func (j *journalWriter) append(rec any) error {
+// write writes rec as one line in a single write: every process sees it at once, and it
+// is durable once a later append returns.
+func (j *journalWriter) write(rec any) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
@@ -144,8 +147,23 @@ func (j *journalWriter) append(rec any) error {
 	if _, err := j.f.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
+	return nil
+}
+
+// append writes rec as write does and returns once it, every record before it and the
+// journal's name are on disk.
+func (j *journalWriter) append(rec any) error {
+	if err := j.write(rec); err != nil {
+		return err
+	}
 	if err := datasync(j.f); err != nil {
 		return fmt.Errorf("journal %s: fdatasync: %w", j.path, err)
+	}
+	if !j.named {
+		if err := syncDir(filepath.Dir(j.path)); err != nil {
+			return fmt.Errorf("journal %s: fsync of its folder: %w", j.path, err)
+		}
+		j.named = true
 	}
 	return nil
 }

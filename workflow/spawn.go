@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -125,10 +126,14 @@ var SupervisorCommand = func(home, runID string) *exec.Cmd {
 // SuperviseArg is the first argument of the hidden mode that runs a supervisor.
 const SuperviseArg = "__supervise"
 
-// SuperviseMain is the hidden mode: args are what follows SuperviseArg (--home H RUN).
+// SuperviseMain is the hidden mode: args are what follows SuperviseArg (--home H RUN, or
+// SpareArg for a spare supervisor: see spare.go).
 // main (and a test binary that starts windows) calls it first thing, before any other
 // work, and exits with what it returns.
 func SuperviseMain(args []string) int {
+	if len(args) == 1 && args[0] == SpareArg {
+		return superviseSpare()
+	}
 	if len(args) != 3 || args[0] != "--home" {
 		fmt.Fprintf(os.Stderr, "baton %s: usage: baton %s --home DIR RUN\n", SuperviseArg, SuperviseArg)
 		return 2
@@ -145,8 +150,9 @@ type Supervisor struct {
 	PID   int
 	Start uint64 // start time of PID, clock ticks since boot
 
-	done chan struct{}
-	exit int // set before done is closed
+	done    chan struct{}
+	exit    int   // set before done is closed
+	waitErr error // how it ended, as cmd.Wait says; set before done is closed
 }
 
 // Exited is closed when the supervisor has exited and this process has reaped it. Only
@@ -166,23 +172,18 @@ func (s *Supervisor) ExitCode() int {
 
 // StartSupervisor writes spec to runs/<id>.spec.json and starts the run's supervisor in
 // its own session. It blocks until the supervisor holds runs/<id>.lock and its start
-// record is on disk, and returns then. If the supervisor refuses, dies or is not ready
+// record is written (see journal.go), and returns then. If the supervisor refuses, dies or is not ready
 // within SupervisorReadyTimeout, it returns an error wrapping ErrSupervisorStart (and
 // ErrSupervisorRunning if the run already has a live supervisor, whose spec is then left
 // alone); no step has started. The supervisor is reaped by a goroutine of this process
-// while it lives; if this process dies first, init inherits it. Only the writer calls it.
+// while it lives; if this process dies first, init inherits it. Only the writer calls it
+// (an engine hands its runs to a spare supervisor first: see spare.go).
 func StartSupervisor(spec Spec) (*Supervisor, error) {
 	fail := func(err error) (*Supervisor, error) {
 		return nil, fmt.Errorf("%w: run %s: %w", ErrSupervisorStart, spec.RunID, err)
 	}
-	if err := spec.validate(); err != nil {
+	if err := checkStart(spec); err != nil {
 		return fail(err)
-	}
-	if err := os.MkdirAll(runsDir(spec.Home), 0o700); err != nil {
-		return fail(err)
-	}
-	if alive, why := SupervisorAlive(spec.Home, spec.RunID); alive { // keep its spec
-		return fail(fmt.Errorf("%w: %s", ErrSupervisorRunning, why))
 	}
 	if err := writeSpec(spec); err != nil {
 		return fail(err)
@@ -198,46 +199,106 @@ func StartSupervisor(spec Spec) (*Supervisor, error) {
 	}
 	defer r.Close()
 	cmd := SupervisorCommand(spec.Home, spec.RunID)
-	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
 	// The run's markers: a reaper that finds the run's owner dead kills what carries them,
 	// the supervisor too (unless it adopts the run).
-	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", readyEnv, 2+len(cmd.ExtraFiles)),
-		EnvSupervisorOf+"="+spec.RunID, EnvHome+"="+spec.Home)
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = true, false // out of our group and session
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
-	err = cmd.Start()
+	err = startInSession(cmd, w, logf, EnvSupervisorOf+"="+spec.RunID, EnvHome+"="+spec.Home)
 	_ = w.Close() // the supervisor holds the only write end: EOF means it died
 	if err != nil {
 		return fail(err)
 	}
-	if msg, err := readReady(r, SupervisorReadyTimeout); msg != "ok" {
-		_ = cmd.Process.Kill() // it runs no step before it said ok
-		werr := cmd.Wait()
-		if busy, ok := strings.CutPrefix(msg, "busy: "); ok {
-			err = fmt.Errorf("%w (%s)", ErrSupervisorRunning, busy)
-		} else if err == nil {
-			err = errors.New(strings.TrimPrefix(msg, "error: "))
-		}
-		return fail(fmt.Errorf("%w (supervisor pid %d: %v)", err, cmd.Process.Pid, werr))
+	s := reapLater(cmd)
+	if err := awaitReady(s, r); err != nil {
+		return fail(err)
 	}
-	s := &Supervisor{RunID: spec.RunID, PID: cmd.Process.Pid, done: make(chan struct{})}
-	s.Start, _ = proc.Start(s.PID)
-	go func() { // reap it, so that no zombie is left while this window lives
-		_ = cmd.Wait()
-		s.exit = cmd.ProcessState.ExitCode()
-		close(s.done)
-	}()
+	s.RunID = spec.RunID
 	return s, nil
 }
 
+// checkStart refuses a spec that a supervisor could not run, or a run that already has a
+// live supervisor (ErrSupervisorRunning: its files are left alone), and makes runs/.
+func checkStart(spec Spec) error {
+	if err := spec.validate(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(runsDir(spec.Home), 0o700); err != nil {
+		return err
+	}
+	if alive, why := SupervisorAlive(spec.Home, spec.RunID); alive {
+		return fmt.Errorf("%w: %s", ErrSupervisorRunning, why)
+	}
+	return nil
+}
+
+// startInSession starts cmd in a session of its own (out of our group and session, so
+// that nothing aimed at this window's group reaches a run), with ready as the descriptor
+// it reports on, out as its stdout and stderr (nil: /dev/null), and env added to its
+// environment.
+func startInSession(cmd *exec.Cmd, ready, out *os.File, env ...string) error {
+	cmd.ExtraFiles = append(cmd.ExtraFiles, ready)
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(append(cmd.Env, fmt.Sprintf("%s=%d", readyEnv, 2+len(cmd.ExtraFiles))), env...)
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = true, false
+	cmd.Stdin = nil
+	if out != nil {
+		cmd.Stdout, cmd.Stderr = out, out
+	}
+	return cmd.Start()
+}
+
+// reapLater returns the started supervisor cmd as its starter knows it; a goroutine reaps
+// it when it exits, so that no zombie is left while this window lives.
+func reapLater(cmd *exec.Cmd) *Supervisor {
+	s := &Supervisor{PID: cmd.Process.Pid, done: make(chan struct{})}
+	s.Start, _ = proc.Start(s.PID)
+	go func() {
+		s.waitErr = cmd.Wait()
+		s.exit = cmd.ProcessState.ExitCode()
+		close(s.done)
+	}()
+	return s
+}
+
+// awaitReady reads s's readiness from r. Unless it is "ok" (the lock held, the start
+// record written), s is killed and reaped (it runs no step before it said ok) and the
+// error says why.
+func awaitReady(s *Supervisor, r readyReader) error {
+	msg, err := readReady(r, SupervisorReadyTimeout)
+	if msg == "ok" {
+		return nil
+	}
+	s.kill()
+	if busy, ok := strings.CutPrefix(msg, "busy: "); ok {
+		err = fmt.Errorf("%w (%s)", ErrSupervisorRunning, busy)
+	} else if err == nil {
+		err = errors.New(strings.TrimPrefix(msg, "error: "))
+	}
+	return fmt.Errorf("%w (supervisor pid %d: %v)", err, s.PID, s.waitErr)
+}
+
+// kill sends SIGKILL to the supervisor and waits until it is reaped.
+func (s *Supervisor) kill() {
+	select {
+	case <-s.done:
+	default:
+		_ = syscall.Kill(s.PID, syscall.SIGKILL)
+		<-s.done
+	}
+}
+
+// readyReader is what the readiness message is read from: the supervisor's pipe, or a
+// spare's socket.
+type readyReader interface {
+	io.Reader
+	SetReadDeadline(time.Time) error
+}
+
 // readReady reads the supervisor's one line of readiness (see tellReady).
-func readReady(r *os.File, timeout time.Duration) (string, error) {
+func readReady(r readyReader, timeout time.Duration) (string, error) {
 	_ = r.SetReadDeadline(time.Now().Add(timeout))
 	var buf []byte
 	chunk := make([]byte, 512)

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -38,27 +40,45 @@ const readyEnv = "BATON_SUPERVISOR_READY_FD"
 // SIGTERM (or SIGINT) cancels the run: the current step's process group is killed and the
 // run ends cancelled with the reason written in runs/<id>.cancel (see RequestCancel).
 func Supervise(home, runID string) int {
-	term := make(chan os.Signal, 1)
-	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT) // before anyone can know our pid
-	// SIGHUP is caught and dropped, not ignored: an ignored signal stays ignored in the
-	// steps, a caught one is reset to its default when they exec.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	term := notifyTerm() // before anyone can know our pid
 	ready := takeReadyPipe()
 	s, err := openSupervisor(home, runID)
 	if err != nil {
-		if errors.Is(err, ErrSupervisorRunning) {
-			tellReady(ready, "busy: "+err.Error())
-		} else {
-			tellReady(ready, "error: "+err.Error())
-		}
-		fmt.Fprintf(os.Stderr, "baton supervisor of run %s: %v\n", runID, err)
-		return 1
+		return refuse(ready, runID, err)
 	}
+	return s.serve(term, ready)
+}
+
+// notifyTerm catches the signals of a supervisor: SIGTERM and SIGINT (cancel the run) on
+// the returned channel. SIGHUP is caught and dropped, not ignored: an ignored signal stays
+// ignored in the steps, a caught one is reset to its default when they exec.
+func notifyTerm() <-chan os.Signal {
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	return term
+}
+
+// refuse tells the starter why this supervisor cannot run run runID ("busy" if another
+// supervisor holds the run) and returns the exit code.
+func refuse(ready *os.File, runID string, err error) int {
+	if errors.Is(err, ErrSupervisorRunning) {
+		tellReady(ready, "busy: "+err.Error())
+	} else {
+		tellReady(ready, "error: "+err.Error())
+	}
+	fmt.Fprintf(os.Stderr, "baton supervisor of run %s: %v\n", runID, err)
+	return 1
+}
+
+// serve says ready and runs the run to its end record, cancelling it on term. It returns
+// the exit code: 0 once the end record is on disk.
+func (s *supervisor) serve(term <-chan os.Signal, ready *os.File) int {
 	defer runtime.KeepAlive(s.lock) // the lock is held until the process exits
 	tellReady(ready, "ok")
 	go func() {
 		for range term {
-			s.p.cancel(cancelReason(home, runID))
+			s.p.cancel(cancelReason(s.home, s.runID))
 		}
 	}()
 	status, exit, errText, err := s.runSteps()
@@ -66,7 +86,7 @@ func Supervise(home, runID string) int {
 		err = s.j.append(endRec{Type: recEnd, At: time.Now().UTC(), Status: status, Error: errText, Exit: exit})
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "baton supervisor of run %s: %v; the run is left without an end record\n", runID, err)
+		fmt.Fprintf(os.Stderr, "baton supervisor of run %s: %v; the run is left without an end record\n", s.runID, err)
 		return 1
 	}
 	return 0
@@ -82,7 +102,7 @@ type supervisor struct {
 }
 
 // openSupervisor reads the spec, takes the run's lock and records the start. Once it
-// returns, the lock is held and the start record is on disk.
+// returns, the lock is held and the start record is written (see journal.go).
 func openSupervisor(home, runID string) (*supervisor, error) {
 	if err := checkRunID(runID); err != nil {
 		return nil, err
@@ -91,32 +111,63 @@ func openSupervisor(home, runID string) (*supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := lockRun(home, runID, proc.SelfTag())
+	lock, err := lockRun(home, runID, proc.SelfTag(), selfHolder())
 	if err != nil {
 		return nil, err
 	}
-	j, err := createJournal(journalPath(home, runID))
+	return beginRun(spec, lock)
+}
+
+// beginRun records the start of spec's run in a new journal, lock being the run's lock,
+// held; on failure the lock is let go.
+func beginRun(spec Spec, lock *os.File) (*supervisor, error) {
+	j, err := createJournal(journalPath(spec.Home, spec.RunID))
 	if err == nil {
-		pid := os.Getpid()
-		start, _ := proc.Start(pid)
-		err = j.append(startRec{Type: recStart, At: time.Now().UTC(), PID: pid, Start: start, Boot: proc.BootID()})
+		h := selfHolder()
+		err = j.write(startRec{Type: recStart, At: time.Now().UTC(), PID: h.PID, Start: h.Start, Boot: h.Boot}) // synced with the first step's record
 	}
 	if err != nil {
 		_ = lock.Close()
 		return nil, err
 	}
-	return &supervisor{home: home, runID: runID, spec: spec, lock: lock, j: j, p: &runProc{}}, nil
+	return &supervisor{home: spec.Home, runID: spec.RunID, spec: spec, lock: lock, j: j, p: &runProc{}}, nil
 }
 
-// lockRun creates runs/<id>.lock, flocked by this process. The name only ever exists
-// locked: the file is created and locked under a temp name that carries tag (this
+// holder names the process that holds a run's lock. It is the lock file's content, there
+// before the name exists, so that a reaper can find a supervisor that carries no run
+// marker in its environment (a spare, started before its run was known).
+type holder struct {
+	PID   int    `json:"pid"`
+	Start uint64 `json:"start"` // clock ticks since boot
+	Boot  string `json:"boot"`
+}
+
+// selfHolder is this process as a lock's holder.
+var selfHolder = sync.OnceValue(func() holder {
+	start, _ := proc.Start(os.Getpid())
+	return holder{PID: os.Getpid(), Start: start, Boot: bootID()}
+})
+
+// bootID is proc.BootID, read once.
+var bootID = sync.OnceValue(proc.BootID)
+
+// lockHolder reads the holder named in run runID's lock; ok is false if there is none or
+// it cannot be read.
+func lockHolder(home, runID string) (h holder, ok bool) {
+	b, err := os.ReadFile(lockPath(home, runID))
+	return h, err == nil && json.Unmarshal(b, &h) == nil && h.PID > 0
+}
+
+// lockRun creates runs/<id>.lock, flocked by this process, naming h as its holder (this
+// process, or the spare it hands the lock to). The name only ever exists locked and named:
+// the file is created, locked and written under a temp name that carries tag (this
 // process's pid, start time and boot, so a cleaner can tell when its creator is gone), then
 // hard-linked into place, which fails if the name exists. An existing lock that is free
 // was left by a supervisor that is gone (it too existed only locked); it is replaced by a
 // rename while its lock is held, after checking that the path still names the file
 // locked. A lock that is held means a live supervisor already runs this run:
 // ErrSupervisorRunning.
-func lockRun(home, runID, tag string) (*os.File, error) {
+func lockRun(home, runID, tag string, h holder) (*os.File, error) {
 	final := lockPath(home, runID)
 	tmp := filepath.Join(runsDir(home), "."+tag+"."+runID+".lock.tmp")
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
@@ -125,6 +176,10 @@ func lockRun(home, runID, tag string) (*os.File, error) {
 	}
 	defer os.Remove(tmp) // after the link, or a failure; a no-op after the rename
 	if err := flockFile(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("lock run %s: %s: %w", runID, tmp, err)
+	}
+	if err := json.NewEncoder(f).Encode(h); err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("lock run %s: %s: %w", runID, tmp, err)
 	}

@@ -76,7 +76,7 @@ func TestSupervisorRunsStepsAndJournals(t *testing.T) {
 }
 
 // TestStartSupervisorReturnsWhenReady: when StartSupervisor returns, the lock is held and
-// the start record is on disk, naming the process it started.
+// the start record is written, naming the process it started.
 func TestStartSupervisorReturnsWhenReady(t *testing.T) {
 	spec := svSpec(t, store.Step{Argv: []string{"sleep", "300"}}) // killed at cleanup
 	sup := svStart(t, spec)
@@ -387,15 +387,15 @@ func TestLockRunExclusive(t *testing.T) {
 	if err := os.MkdirAll(runsDir(home), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	first, err := lockRun(home, id, "1.1")
+	first, err := lockRun(home, id, "1.1", selfHolder())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lockRun(home, id, "2.2"); !errors.Is(err, ErrSupervisorRunning) {
+	if _, err := lockRun(home, id, "2.2", selfHolder()); !errors.Is(err, ErrSupervisorRunning) {
 		t.Fatalf("second lock while the first is held: %v, want ErrSupervisorRunning", err)
 	}
 	_ = first.Close() // its holder died
-	third, err := lockRun(home, id, "3.3")
+	third, err := lockRun(home, id, "3.3", selfHolder())
 	if err != nil {
 		t.Fatalf("lock after the holder died: %v", err)
 	}

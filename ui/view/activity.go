@@ -14,6 +14,17 @@ import (
 type Activity struct {
 	When string // Stamp of the entry's time
 	What string // Describe of the entry
+	Open bool   // shown in full, not cut to one line
+}
+
+// FindActivity returns the index of the line that reads as a does, or -1.
+func FindActivity(as []Activity, a Activity) int {
+	for i, b := range as {
+		if b.When == a.When && b.What == a.What {
+			return i
+		}
+	}
+	return -1
 }
 
 // AppendActivity appends the audit entries es (oldest first, as the core's Audit returns
@@ -71,7 +82,7 @@ func Describe(e store.Entry) string {
 			s := fmt.Sprintf("Run %s of %s finished while no window followed it; recorded from its journal", r.Run, r.Workflow)
 			if st, ok := d["status"].(string); ok && st != "" {
 				if msg, ok := d["error"].(string); ok && msg != "" {
-					st += ": " + msg
+					st += ": " + ErrorText(msg)
 				}
 				s += " (" + st + ")"
 			}
@@ -102,6 +113,18 @@ func Describe(e store.Entry) string {
 		return fmt.Sprintf("Schedule %v caught up on missed occurrences", d["schedule"]) + rest(d, "schedule")
 	case "cancel": // no version of Baton writes it; kept as the Activity tab always read it
 		return fmt.Sprintf("Run %v was cancelled", d["run"]) + rest(d, "run")
+	case store.KindWorkflowChange:
+		var c store.WorkflowChange
+		if e.Decode(&c) != nil {
+			break
+		}
+		return workflowChange(c)
+	case store.KindScheduleChange:
+		var c store.ScheduleChange
+		if e.Decode(&c) != nil {
+			break
+		}
+		return scheduleChange(c)
 	case store.KindShutdown:
 		return who + " closed and stopped writing"
 	case "handover": // read from the data: the record is newer than this tab
@@ -112,6 +135,45 @@ func Describe(e store.Entry) string {
 		return s + rest(d, "from", "to", "runs", "epoch")
 	}
 	return fmt.Sprintf("%s: %s", e.Kind, who) + rest(d)
+}
+
+// changeWords says what a person's change did, for the Activity tab.
+var changeWords = map[string]string{store.ChangeCreated: "created", store.ChangeUpdated: "changed",
+	store.ChangeDeleted: "deleted", store.ChangePaused: "paused", store.ChangeResumed: "resumed"}
+
+// workflowChange says what a person did to a workflow.
+func workflowChange(c store.WorkflowChange) string {
+	if c.Action == store.ChangeRenamed {
+		return fmt.Sprintf("Workflow %q was renamed to %q", c.From, c.Workflow)
+	}
+	if w, ok := changeWords[c.Action]; ok {
+		return fmt.Sprintf("Workflow %q was %s", c.Workflow, w)
+	}
+	return fmt.Sprintf("Workflow %q: %s", c.Workflow, c.Action)
+}
+
+// scheduleChange says what a person did to a schedule, and when an added or changed one
+// runs.
+func scheduleChange(c store.ScheduleChange) string {
+	s := "Schedule " + c.Schedule
+	if c.Workflow != "" {
+		s += fmt.Sprintf(" of %q", c.Workflow)
+	}
+	w, ok := changeWords[c.Action]
+	if c.Action == store.ChangeCreated {
+		w = "added"
+	}
+	if !ok {
+		return s + ": " + c.Action
+	}
+	s += " was " + w
+	switch {
+	case c.Every > 0:
+		s += ": every " + DurString(c.Every.D())
+	case c.Cron != "":
+		s += ": cron " + c.Cron
+	}
+	return s
 }
 
 // runIDs reads a list of runs from an entry's data: run ids, or records with a "run".

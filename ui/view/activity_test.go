@@ -77,7 +77,7 @@ func TestAppendActivityNewestFirst(t *testing.T) {
 	}
 	old := []Activity{{When: "stale", What: "stale"}}
 	got := AppendActivity(old[:0], es, now)
-	want := []Activity{{"11:00:05", "Window pid 2 closed and stopped writing"}, {"3 May 10:00:00", "Window pid 1 closed and stopped writing"}}
+	want := []Activity{{When: "11:00:05", What: "Window pid 2 closed and stopped writing"}, {When: "3 May 10:00:00", What: "Window pid 1 closed and stopped writing"}}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("activity %+v, want %+v", got, want)
 	}

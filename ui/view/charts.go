@@ -62,8 +62,16 @@ const TimelineSpan = 3 * time.Hour
 // MaxTimelineRows caps the rows drawn.
 const MaxTimelineRows = 40
 
-// TimelineTicks is how many intervals the time axis is cut into (ticks are one more).
+// TimelineTicks is the most intervals the time axis is cut into (ticks are one more).
 const TimelineTicks = 6
+
+// tickSteps are the round steps between the axis's ticks, smallest first: the axis uses
+// the smallest that cuts its window into at most TimelineTicks intervals.
+var tickSteps = []time.Duration{
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
+}
 
 // TimelinePeriods are the windows the timeline zooms between: the smallest that holds
 // every run of the last TimelineSpan.
@@ -71,6 +79,12 @@ var TimelinePeriods = []time.Duration{10 * time.Minute, 30 * time.Minute, time.H
 
 // LegendStatuses are the statuses the timeline's legend explains, in its order.
 var LegendStatuses = []string{store.StatusRunning, store.StatusSucceeded, store.StatusFailed, store.StatusCancelled}
+
+// Tick is one label of the time axis and its gridline.
+type Tick struct {
+	At    float32 // where, as a fraction of the time window
+	Label string  // the local time at At, exactly: "15:04", "15:04:05" or "2 Jan"
+}
 
 // Span is one run on the timeline, in fractions of the time window.
 type Span struct {
@@ -84,7 +98,7 @@ type Span struct {
 type Timeline struct {
 	Rows   []string // row labels ("" for extra lanes of the workflow above)
 	Spans  []Span
-	Ticks  []string // the axis labels, "15:04", left to right
+	Ticks  []Tick // the axis, left to right
 	Period time.Duration
 }
 
@@ -166,8 +180,36 @@ func (t *Timeline) Pack(doc *store.Doc, now time.Time) {
 			break
 		}
 	}
-	t.Ticks = t.Ticks[:0]
-	for k := 0; k <= TimelineTicks; k++ {
-		t.Ticks = append(t.Ticks, from.Add(t.Period*time.Duration(k)/TimelineTicks).Local().Format("15:04"))
+	t.Ticks = AppendTicks(t.Ticks[:0], from, t.Period)
+}
+
+// AppendTicks appends to dst the ticks of the window of length period from from: round
+// local times (whole steps of tickSteps counted from local midnight), each labelled to
+// the precision its step needs, so a label is the exact time at its gridline.
+func AppendTicks(dst []Tick, from time.Time, period time.Duration) []Tick {
+	step := tickSteps[len(tickSteps)-1]
+	for _, s := range tickSteps {
+		if period/s <= TimelineTicks {
+			step = s
+			break
+		}
 	}
+	layout := "15:04"
+	switch {
+	case step < time.Minute:
+		layout = "15:04:05"
+	case step >= 24*time.Hour:
+		layout = "2 Jan"
+	}
+	from = from.Local()
+	y, mo, d := from.Date()
+	midnight := time.Date(y, mo, d, 0, 0, 0, 0, time.Local)
+	at := midnight.Add(from.Sub(midnight) / step * step)
+	if at.Before(from) {
+		at = at.Add(step)
+	}
+	for end := from.Add(period); !at.After(end); at = at.Add(step) {
+		dst = append(dst, Tick{At: float32(at.Sub(from)) / float32(period), Label: at.Format(layout)})
+	}
+	return dst
 }

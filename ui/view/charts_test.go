@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,13 +104,19 @@ func TestTimelinePacksOverlappingRunsIntoLanes(t *testing.T) {
 			t.Errorf("span %d = %+v, want %+v", i, s, w)
 		}
 	}
-	if want := []string{"11:50", "11:51", "11:53", "11:55", "11:56", "11:58", "12:00"}; !slices.Equal(tl.Ticks, want) {
-		t.Errorf("ticks %q, want %q", tl.Ticks, want)
+	wantTicks := []Tick{{0, "11:50"}, {0.2, "11:52"}, {0.4, "11:54"}, {0.6, "11:56"}, {0.8, "11:58"}, {1, "12:00"}}
+	if len(tl.Ticks) != len(wantTicks) {
+		t.Fatalf("ticks %v, want %v", tl.Ticks, wantTicks)
+	}
+	for i, w := range wantTicks {
+		if g := tl.Ticks[i]; g.Label != w.Label || !near(g.At, w.At) {
+			t.Errorf("tick %d = %v, want %v", i, g, w)
+		}
 	}
 
 	// Packing again reuses the slices and does not keep old rows.
 	tl.Pack(&store.Doc{}, now)
-	if len(tl.Rows) != 0 || len(tl.Spans) != 0 || len(tl.Ticks) != TimelineTicks+1 {
+	if len(tl.Rows) != 0 || len(tl.Spans) != 0 || len(tl.Ticks) != len(wantTicks) {
 		t.Errorf("empty doc: %d rows, %d spans, %d ticks", len(tl.Rows), len(tl.Spans), len(tl.Ticks))
 	}
 }
@@ -168,6 +175,43 @@ func TestTimelineCapsRows(t *testing.T) {
 	for _, s := range tl.Spans {
 		if s.Row >= MaxTimelineRows {
 			t.Errorf("span on row %d, past the cap", s.Row)
+		}
+	}
+}
+
+// TestTimelineTickLabelsAreExactAtTheirGridlines checks the time axis for windows of every
+// size, starting on and off round times: each label reads the exact local time at its
+// gridline (to the second when the step is under a minute), the steps are round and
+// equal, and the axis is cut into at most TimelineTicks intervals.
+func TestTimelineTickLabelsAreExactAtTheirGridlines(t *testing.T) {
+	periods := append([]time.Duration{45 * time.Second, 100 * time.Second, 7 * time.Minute, 2 * 24 * time.Hour}, TimelinePeriods...)
+	for _, period := range periods {
+		for _, from := range []time.Time{at(11, 50, 0), at(11, 26, 37), at(23, 59, 59)} {
+			ticks := AppendTicks(nil, from, period)
+			if len(ticks) < 2 || len(ticks) > TimelineTicks+1 {
+				t.Errorf("%v from %s: %d ticks, want 2 to %d", period, from.Format("15:04:05"), len(ticks), TimelineTicks+1)
+				continue
+			}
+			layout := "15:04"
+			if strings.Count(ticks[0].Label, ":") == 2 {
+				layout = "15:04:05"
+			} else if !strings.Contains(ticks[0].Label, ":") {
+				layout = "2 Jan"
+			}
+			var xs []time.Time
+			for i, tk := range ticks {
+				// The time at the gridline (float32 fractions: to the second).
+				x := from.Add(time.Duration(float64(tk.At) * float64(period))).Round(time.Second)
+				if (layout != "15:04:05" && x.Second() != 0) || x.Format(layout) != tk.Label {
+					t.Errorf("%v from %s: tick %d %q sits at %s", period, from.Format("15:04:05"), i, tk.Label, x.Format("15:04:05"))
+				}
+				if xs = append(xs, x); i > 1 && x.Sub(xs[i-1]) != xs[i-1].Sub(xs[i-2]) {
+					t.Errorf("%v from %s: unequal steps at tick %d", period, from.Format("15:04:05"), i)
+				}
+			}
+			if (period < 6*time.Minute) != (layout == "15:04:05") {
+				t.Errorf("%v: labels %q: seconds must show exactly when the step is under a minute", period, ticks[0].Label)
+			}
 		}
 	}
 }

@@ -37,3 +37,14 @@ func AboutText(version string, st host.Status) string {
 		"the same state; one window writes and the others follow, taking over when it closes.\n\nHome: %s\nThis window: pid %d",
 		version, st.Home, st.PID)
 }
+
+// GuideText is Help ▸ Guide: what a person needs to know to use Baton.
+const GuideText = `A workflow is a list of steps; each step runs one program with its arguments, as typed, without a shell. Make one with File ▸ New workflow (Ctrl+N), add steps, and save (Ctrl+S). Run it with Run now (Ctrl+R).
+
+Windows. You may open several windows on the same home folder (File ▸ Open another window). Exactly one of them writes: the bar at the top says "Writer". The others are read-only: they follow every change within a second, and their write controls are disabled. When the writing window closes or crashes, another takes over by itself; "Make this window the writer" asks for it at once.
+
+Runs. The Runs tab lists every run, newest first, with its log; Ctrl+L filters them. A run that is going shows its live log; Cancel (Ctrl+.) stops it. The Timeline shows when runs ran and how long they took. A workflow's "Window lost" choice says what happens to its runs when the window running them closes or crashes: fail, run again, or keep running.
+
+Schedules. The Schedules tab starts a workflow every interval (every 1h) or on a cron expression (0 3 * * * is 03:00 every day), in local time or a time zone you name. The preview shows the next five times. Pause stops a schedule without losing it. Overlap says what happens when the last run is still going; catch-up what happens to times missed while no window was open.
+
+The Activity tab lists what windows did: takeovers, runs failed because their window died, schedules skipped.`

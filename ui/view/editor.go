@@ -1,6 +1,8 @@
 package view
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -8,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"baton/store"
 	"baton/workflow"
@@ -20,9 +21,11 @@ type StepDraft struct {
 	Argv                    []string
 }
 
-// WorkflowForm is a workflow as typed in the editor.
+// WorkflowForm is a workflow as typed in the editor. KeepRuns and KeepFor are its own
+// retention ("" for the home's default).
 type WorkflowForm struct {
 	Name, MaxConcurrent, OnOwnerLost string
+	KeepRuns, KeepFor                string
 	Steps                            []StepDraft
 }
 
@@ -30,11 +33,15 @@ type WorkflowForm struct {
 // appended to steps (pass the editor's old slice, emptied, to reuse it).
 func FormOf(w *store.Workflow, steps []StepDraft) WorkflowForm {
 	f := WorkflowForm{Name: w.Name, MaxConcurrent: strconv.Itoa(w.MaxConcurrent), OnOwnerLost: w.OnOwnerLost, Steps: steps}
+	if r := w.Retention; r != nil {
+		if r.KeepRuns > 0 {
+			f.KeepRuns = strconv.Itoa(r.KeepRuns)
+		}
+		f.KeepFor = DurText(r.KeepFor)
+	}
 	for _, s := range w.Steps {
 		d := StepDraft{Name: s.Name, Dir: s.Dir, Argv: slices.Clone(s.Argv), Env: EnvText(s.Env)}
-		if s.Timeout > 0 {
-			d.Timeout = s.Timeout.D().String()
-		}
+		d.Timeout = DurText(s.Timeout)
 		if len(d.Argv) == 0 {
 			d.Argv = []string{""}
 		}
@@ -59,7 +66,7 @@ func EnvText(env map[string]string) string {
 
 // Draft returns the definition as typed, and the messages of fields that do not parse,
 // keyed by the field's name as the core spells it (max_concurrent, steps[0].timeout,
-// steps[0].env).
+// steps[0].env, retention.keep_runs).
 func (f *WorkflowForm) Draft() (store.Workflow, map[string]string) {
 	errs := map[string]string{}
 	w := store.Workflow{Name: strings.TrimSpace(f.Name), OnOwnerLost: f.OnOwnerLost}
@@ -70,10 +77,11 @@ func (f *WorkflowForm) Draft() (store.Workflow, map[string]string) {
 		}
 		w.MaxConcurrent = n
 	}
+	w.Retention = f.retention(errs)
 	for i, d := range f.Steps {
 		s := store.Step{Name: strings.TrimSpace(d.Name), Dir: strings.TrimSpace(d.Dir), Argv: trimArgv(d.Argv)}
 		if t := strings.TrimSpace(d.Timeout); t != "" {
-			v, err := time.ParseDuration(t)
+			v, err := ParseDur(t)
 			switch {
 			case err != nil:
 				errs[StepField(i, "timeout")] = fmt.Sprintf("must be a duration such as 30s, 10m or 1h30m, not %q", t)
@@ -90,6 +98,30 @@ func (f *WorkflowForm) Draft() (store.Workflow, map[string]string) {
 		w.Steps = append(w.Steps, s)
 	}
 	return w, errs
+}
+
+// retention is the workflow's own retention as typed: nil when both fields are empty (the
+// home's default). Fields that do not parse add their message to errs.
+func (f *WorkflowForm) retention(errs map[string]string) *store.Retention {
+	var r store.Retention
+	if t := strings.TrimSpace(f.KeepRuns); t != "" {
+		n, err := strconv.Atoi(t)
+		if err != nil {
+			errs["retention.keep_runs"] = fmt.Sprintf("must be a whole number such as 100, not %q", t)
+		}
+		r.KeepRuns = n
+	}
+	if t := strings.TrimSpace(f.KeepFor); t != "" {
+		v, err := ParseDur(t)
+		if err != nil {
+			errs["retention.keep_for"] = fmt.Sprintf("must be a duration such as 30d or 720h, not %q", t)
+		}
+		r.KeepFor = store.Duration(v)
+	}
+	if r == (store.Retention{}) {
+		return nil
+	}
+	return &r
 }
 
 // StepField is the name of field f (argv, timeout, env) of step i as the core spells
@@ -232,16 +264,21 @@ func SaveError(err error, has func(field string) bool) (fields map[string]string
 // NotSavedText says that a save failed, and why.
 func NotSavedText(err error) string { return "Not saved: " + ErrText(err) }
 
-// SameWorkflow reports whether two definitions are the same.
+// SameWorkflow reports whether two definitions are the same: the same JSON, so a
+// pointer field (Retention) compares by what it points to.
 func SameWorkflow(a, b *store.Workflow) bool {
-	return fmt.Sprintf("%+v", *a) == fmt.Sprintf("%+v", *b)
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // EditorControls are which of the editor's controls are enabled, and whether it shows
 // why it may not save.
 type EditorControls struct {
 	Save, Revert, RunNow, Duplicate, Delete, AddStep bool
-	ReadOnlyNote                                     bool
+	// Rename needs a saved workflow without unsaved edits: a rename saves only the name.
+	Rename       bool
+	ReadOnlyNote bool
 }
 
 // EditorControlsFor decides the editor's controls: writable says the window may write;
@@ -255,6 +292,7 @@ func EditorControlsFor(writable, open, dirty bool, existing string) EditorContro
 		Duplicate:    existing != "",
 		Delete:       writable && existing != "",
 		AddStep:      open,
+		Rename:       writable && existing != "" && !dirty,
 		ReadOnlyNote: !writable && open,
 	}
 }
@@ -396,3 +434,11 @@ func OwnerLostHint(v string) string {
 	}
 	return ""
 }
+
+// RenamedText is the editor's message after workflow from was renamed to.
+func RenamedText(from string) string {
+	return fmt.Sprintf("Renamed from %q; its runs and schedules follow.", from)
+}
+
+// NotRenamedText says that a rename failed, and why.
+func NotRenamedText(err error) string { return "Not renamed: " + ErrText(err) }

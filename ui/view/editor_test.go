@@ -19,9 +19,10 @@ func TestFormOfAndDraftRoundTrip(t *testing.T) {
 		{Name: "copy", Argv: []string{"rsync", "-a", "two words"}, Timeout: store.Duration(90 * time.Second), Dir: "/data",
 			Env: map[string]string{"LANG": "C", "DEST": "/backup"}},
 		{Name: "step 2"}, // no argv: a blank field to type into
-	}}
+	}, Retention: &store.Retention{KeepRuns: 100, KeepFor: store.Duration(720 * time.Hour)}}
 	f := FormOf(&w, nil)
-	if f.Name != "backup" || f.MaxConcurrent != "2" || f.OnOwnerLost != "requeue" || len(f.Steps) != 2 {
+	if f.Name != "backup" || f.MaxConcurrent != "2" || f.OnOwnerLost != "requeue" || len(f.Steps) != 2 ||
+		f.KeepRuns != "100" || f.KeepFor != "30d" {
 		t.Fatalf("form %+v", f)
 	}
 	if s := f.Steps[0]; s.Timeout != "1m30s" || s.Env != "DEST=/backup\nLANG=C" || !slices.Equal(s.Argv, w.Steps[0].Argv) {
@@ -39,6 +40,20 @@ func TestFormOfAndDraftRoundTrip(t *testing.T) {
 	w.Steps[1].Argv = []string{}
 	if len(errs) != 0 || !SameWorkflow(&got, &w) {
 		t.Errorf("draft of the form: %+v errs %v\nwant %+v", got, errs, w)
+	}
+}
+
+// TestSameWorkflowComparesRetentionByValue: two copies of a workflow with a retention
+// are the same, so an editor does not take a clone for a change by another window.
+func TestSameWorkflowComparesRetentionByValue(t *testing.T) {
+	a := store.Workflow{Name: "w", Retention: &store.Retention{KeepRuns: 5}}
+	b := a.Clone()
+	if !SameWorkflow(&a, &b) {
+		t.Error("a clone with a retention is not the same workflow")
+	}
+	b.Retention.KeepRuns = 6
+	if SameWorkflow(&a, &b) {
+		t.Error("a different retention is the same workflow")
 	}
 }
 
@@ -67,6 +82,17 @@ func TestDraftParsing(t *testing.T) {
 			}},
 		{"env line without =", step(StepDraft{Argv: []string{"x"}, Env: "A=1\nNOEQUALS"}), "steps[0].env", nil},
 		{"env line without a name", step(StepDraft{Argv: []string{"x"}, Env: "=1"}), "steps[0].env", nil},
+		{"no retention typed: the default", WorkflowForm{Name: "n"}, "", func(w store.Workflow) bool { return w.Retention == nil }},
+		{"retention in days", WorkflowForm{Name: "n", KeepFor: " 30d "}, "",
+			func(w store.Workflow) bool {
+				return *w.Retention == store.Retention{KeepFor: store.Duration(720 * time.Hour)}
+			}},
+		{"retention runs", WorkflowForm{Name: "n", KeepRuns: "100", KeepFor: "36h"}, "",
+			func(w store.Workflow) bool {
+				return *w.Retention == store.Retention{KeepRuns: 100, KeepFor: store.Duration(36 * time.Hour)}
+			}},
+		{"keep runs must be a number", WorkflowForm{Name: "n", KeepRuns: "all"}, "retention.keep_runs", nil},
+		{"keep for must parse", WorkflowForm{Name: "n", KeepFor: "a month"}, "retention.keep_for", nil},
 	} {
 		w, errs := c.f.Draft()
 		if c.field == "" && len(errs) != 0 || c.field != "" && (len(errs) != 1 || errs[c.field] == "") {
@@ -189,7 +215,7 @@ func TestEditorControls(t *testing.T) {
 		want           EditorControls
 	}{
 		{"nothing open", true, false, false, "", c{}},
-		{"writer, saved workflow", true, true, false, "w", c{RunNow: true, Duplicate: true, Delete: true, AddStep: true}},
+		{"writer, saved workflow", true, true, false, "w", c{RunNow: true, Duplicate: true, Delete: true, AddStep: true, Rename: true}},
 		{"writer, edited", true, true, true, "w", c{Save: true, Revert: true, RunNow: true, Duplicate: true, Delete: true, AddStep: true}},
 		{"writer, new draft", true, true, true, "", c{Save: true, AddStep: true}},
 		{"reader, edited: may type and revert, not save", false, true, true, "w", c{Revert: true, Duplicate: true, AddStep: true, ReadOnlyNote: true}},

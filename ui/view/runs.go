@@ -2,6 +2,9 @@ package view
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"baton/store"
@@ -19,7 +22,7 @@ type RunRow struct {
 
 // RowOf is the row of run r; self is this window's pid.
 func RowOf(r *store.Run, self int, now time.Time) RunRow {
-	row := RunRow{Tone: StatusTone(r.Status), Title: r.ID + "  " + r.Workflow, Step: StepText(r), Progress: Progress(r),
+	row := RunRow{Tone: StatusTone(r.Status), Title: r.ID + "  " + r.Workflow, Step: rowStep(r), Progress: Progress(r),
 		Owner: OwnerText(r, self)}
 	if r.Task != "" {
 		row.Title += " · " + r.Task
@@ -30,6 +33,15 @@ func RowOf(r *store.Run, self int, now time.Time) RunRow {
 		row.Duration = r.Status
 	}
 	return row
+}
+
+// rowStep is the bar's text in the runs list: StepText, without how a run ended, which
+// the row's icon and the bar's colour show, so that it fits the narrow bar.
+func rowStep(r *store.Run) string {
+	if r.Steps > 0 && (r.Status == store.StatusFailed || r.Status == store.StatusCancelled) {
+		return fmt.Sprintf("at step %d of %d", r.Step+1, r.Steps)
+	}
+	return StepText(r)
 }
 
 // RunFacts is what the run view shows of one run.
@@ -58,16 +70,9 @@ func FactsOf(r *store.Run, self int, now time.Time) RunFacts {
 	if r.CancelRequested && r.Active() {
 		f.Status += " (cancel requested)"
 	}
-	switch {
-	case r.ExitCode != nil:
-		f.Exit = fmt.Sprintf("%d", *r.ExitCode)
-	case r.Active():
-		f.Exit = "—"
-	default:
-		f.Exit = "none (the step did not exit by itself)"
-	}
+	f.Exit = ExitText(r)
 	if r.Error != "" {
-		f.Error = "Error: " + r.Error
+		f.Error = "Error: " + ErrorText(r.Error)
 	}
 	if r.OwnerPID == 0 {
 		f.Owner = "none yet"
@@ -76,6 +81,55 @@ func FactsOf(r *store.Run, self int, now time.Time) RunFacts {
 		f.Supervisor = fmt.Sprintf("supervisor pid %d", r.SupervisorPID)
 	}
 	return f
+}
+
+// ExitText is a run's exit code in words, the same wherever it shows: the code of a
+// step that exited; "—" while the run is active; otherwise the step had no exit code
+// (it could not start, or a signal or a cancel stopped it), which some records hold as
+// a negative code.
+func ExitText(r *store.Run) string {
+	switch {
+	case r.ExitCode != nil && *r.ExitCode >= 0:
+		return strconv.Itoa(*r.ExitCode)
+	case r.Active():
+		return "—"
+	case notStarted(r.Error):
+		return "none: the step could not start"
+	}
+	return "none: the step was stopped before it exited"
+}
+
+// stepPrefix matches a step's name in an error, "step 2 (step 2)" when the step has no
+// name of its own.
+var stepPrefix = regexp.MustCompile(`^step (\d+) \(([^()]*)\)`)
+
+// startError matches the error of a step that could not start: what it ran and why.
+var startError = regexp.MustCompile(`:? cannot start ("[^"]*"): (?:fork/exec[^:]*: )?(.*)$`)
+
+// notStarted reports whether a run's error says its step could not start.
+func notStarted(err string) bool { return startError.MatchString(err) }
+
+// ErrorText is a run's error in plain words: a step is named once ("step 1", not "step 1
+// (step 1)"), and a program that could not start says so without the system call's
+// words ("step 1 could not start: program \"x\" not found").
+func ErrorText(err string) string {
+	if m := stepPrefix.FindStringSubmatch(err); m != nil && m[2] == "step "+m[1] {
+		err = "step " + m[1] + err[len(m[0]):]
+	}
+	m := startError.FindStringSubmatchIndex(err)
+	if m == nil {
+		return err
+	}
+	prog, why := err[m[2]:m[3]], err[m[4]:m[5]]
+	switch {
+	case strings.Contains(why, "no such file or directory"), strings.Contains(why, "executable file not found"):
+		why = "program " + prog + " not found"
+	case strings.Contains(why, "permission denied"):
+		why = "program " + prog + " may not be run (permission denied)"
+	default:
+		why = prog + ": " + why
+	}
+	return err[:m[0]] + " could not start: " + why
 }
 
 // RunTimes says when r was queued, or started and ended, and how long it took.
@@ -141,4 +195,12 @@ func AnyRunning(doc *store.Doc) bool {
 		}
 	}
 	return false
+}
+
+// FoundText says how many log lines match the log's find text.
+func FoundText(n int) string {
+	if n == 0 {
+		return "no line matches"
+	}
+	return Plural(n, "line matches", "lines match")
 }

@@ -23,7 +23,7 @@ func TestRowOf(t *testing.T) {
 			RunRow{Tone: TonePrimary, Title: "r2  w · photos", Step: "step 2 of 4", Progress: 0.25, Duration: "2 min 00 s", Owner: "pid 10 (this window)"}},
 		{"failed elsewhere", store.Run{ID: "r3", Workflow: "w", Status: store.StatusFailed, Steps: 1, OwnerPID: 11,
 			Started: at(11, 0, 0), Ended: at(11, 0, 3)},
-			RunRow{Tone: ToneError, Title: "r3  w", Step: "failed at step 1 of 1", Duration: "3.0 s", Owner: "pid 11"}},
+			RunRow{Tone: ToneError, Title: "r3  w", Step: "at step 1 of 1", Duration: "3.0 s", Owner: "pid 11"}},
 	} {
 		if got := RowOf(&c.r, 10, now); got != c.want {
 			t.Errorf("%s:\n got %+v\nwant %+v", c.name, got, c.want)
@@ -52,7 +52,7 @@ func TestFactsOf(t *testing.T) {
 		{"cancelled (a cancel asked of a finished run says nothing)", store.Run{ID: "r4", Workflow: "w", Status: store.StatusCancelled,
 			CancelRequested: true, Steps: 1, OwnerPID: 11, Started: at(11, 0, 0), Ended: at(11, 1, 0)},
 			RunFacts{Title: "Run r4 of w", Status: "cancelled", Tone: ToneWarning, Step: "cancelled at step 1 of 1",
-				Exit: "none (the step did not exit by itself)", Owner: "pid 11", Times: "started 11:00, ended 11:01, 1 min 00 s"}},
+				Exit: "none: the step was stopped before it exited", Owner: "pid 11", Times: "started 11:00, ended 11:01, 1 min 00 s"}},
 		{"running under a supervisor", store.Run{ID: "r5", Workflow: "w", Status: store.StatusRunning, Steps: 1, OwnerPID: 10,
 			SupervisorPID: 812, Started: at(11, 59, 0)},
 			RunFacts{Title: "Run r5 of w", Status: "running", Tone: TonePrimary, Step: "step 1 of 1", Exit: "—",

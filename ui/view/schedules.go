@@ -19,13 +19,14 @@ var (
 
 // ScheduleRow is what a schedule's row shows.
 type ScheduleRow struct {
-	Title  string // "backup · every 1h0m0s"
+	Title  string // "backup · every 1h"
 	Detail string // "next 15:00 · last succeeded · overlap skip · catch-up latest"
 	Paused bool   // for the icon
 }
 
-// ScheduleRowOf is the row of schedule sc.
-func ScheduleRowOf(sc *store.Schedule, now time.Time) ScheduleRow {
+// ScheduleRowOf is the row of schedule sc of doc. While a run it started is going, the
+// row says so ("running now (r12)") rather than what the run before it did.
+func ScheduleRowOf(doc *store.Doc, sc *store.Schedule, now time.Time) ScheduleRow {
 	next := "next " + Clock(sc.NextDue, now)
 	if sc.Paused {
 		next = "paused"
@@ -34,11 +35,24 @@ func ScheduleRowOf(sc *store.Schedule, now time.Time) ScheduleRow {
 	if sc.LastStatus != "" {
 		last = "last " + sc.LastStatus
 	}
+	if sc.Lock != nil {
+		if r := doc.Run(sc.Lock.Run); r != nil && r.Active() {
+			live := "running now"
+			if r.Status == store.StatusQueued {
+				live = "queued"
+			}
+			if sc.LastStatus != "" {
+				last = fmt.Sprintf("%s (%s), %s", live, r.ID, last)
+			} else {
+				last = fmt.Sprintf("%s (%s)", live, r.ID)
+			}
+		}
+	}
 	return ScheduleRow{Title: sc.Workflow + " · " + Cadence(sc), Paused: sc.Paused,
 		Detail: fmt.Sprintf("%s · %s · overlap %s · catch-up %s", next, last, sc.Overlap, sc.CatchUp)}
 }
 
-// Cadence says when a schedule runs: "cron 0 3 * * * (Europe/Paris)" or "every 1h0m0s".
+// Cadence says when a schedule runs: "cron 0 3 * * * (Europe/Paris)" or "every 1h30m".
 func Cadence(sc *store.Schedule) string {
 	if sc.Cron != "" {
 		s := "cron " + sc.Cron
@@ -47,15 +61,15 @@ func Cadence(sc *store.Schedule) string {
 		}
 		return s
 	}
-	return "every " + sc.Every.D().String()
+	return "every " + DurString(sc.Every.D())
 }
 
-// DurText is a duration field's text: "" for none.
+// DurText is a duration field's text as people write it ("1h30m"): "" for none.
 func DurText(d store.Duration) string {
 	if d == 0 {
 		return ""
 	}
-	return d.D().String()
+	return DurString(d.D())
 }
 
 // WorkflowNames are the names of doc's workflows, the choices of a schedule's workflow.
@@ -67,28 +81,47 @@ func WorkflowNames(doc *store.Doc) []string {
 	return names
 }
 
-// NewSchedule is the draft a new schedule starts from: the first workflow, every hour,
-// skip overlaps, catch up on the latest missed occurrence, warn on overrun.
-func NewSchedule(doc *store.Doc) store.Schedule {
+// NewSchedule is the draft a new schedule starts from: workflow selected if doc has it
+// (the one chosen in the sidebar), else the first; every hour, skip overlaps, catch up on
+// the latest missed occurrence, warn on overrun.
+func NewSchedule(doc *store.Doc, selected string) store.Schedule {
 	wf := ""
-	if len(doc.Workflows) > 0 {
+	if doc.Workflow(selected) != nil {
+		wf = selected
+	} else if len(doc.Workflows) > 0 {
 		wf = doc.Workflows[0].Name
 	}
 	return store.Schedule{Workflow: wf, Every: store.Duration(time.Hour), Overlap: workflow.OverlapSkip,
 		CatchUp: workflow.CatchUpLatest, OnOverrun: "warn"}
 }
 
-// ScheduleForm is a schedule as typed in the Schedules tab.
+// How a schedule repeats: the choices of the form's Repeat field. Only the chosen one's
+// field is shown and saved, so text left in the other never conflicts with it.
+const (
+	RepeatEvery = "Every interval"
+	RepeatCron  = "On a cron expression"
+)
+
+// RepeatChoices are the choices of the form's Repeat field, in order.
+var RepeatChoices = []string{RepeatEvery, RepeatCron}
+
+// ScheduleForm is a schedule as typed in the Schedules tab. Repeat (RepeatEvery or
+// RepeatCron) says which of Every and Cron counts.
 type ScheduleForm struct {
 	ID                                    string // "" for a new schedule
 	Workflow, Every, Cron, TZ, MaxRuntime string
 	Overlap, CatchUp, OnOverrun           string
+	Repeat                                string
 }
 
 // ScheduleFormOf is what the form's fields hold for sc.
 func ScheduleFormOf(sc *store.Schedule) ScheduleForm {
+	repeat := RepeatEvery
+	if sc.Cron != "" {
+		repeat = RepeatCron
+	}
 	return ScheduleForm{ID: sc.ID, Workflow: sc.Workflow, Every: DurText(sc.Every), Cron: sc.Cron, TZ: sc.TZ,
-		Overlap: sc.Overlap, CatchUp: sc.CatchUp, MaxRuntime: DurText(sc.MaxRuntime), OnOverrun: sc.OnOverrun}
+		Overlap: sc.Overlap, CatchUp: sc.CatchUp, MaxRuntime: DurText(sc.MaxRuntime), OnOverrun: sc.OnOverrun, Repeat: repeat}
 }
 
 // ScheduleFields are the fields of the schedule form, as the core spells them (the keys of
@@ -99,8 +132,12 @@ var ScheduleFields = []string{"workflow", "every", "cron", "tz", "overlap", "cat
 // watermark, the catch-up window) kept from doc's copy, and the messages of the fields
 // that do not parse, keyed by field (every, max_runtime).
 func (f *ScheduleForm) Draft(doc *store.Doc) (store.Schedule, map[string]string) {
-	sc := store.Schedule{ID: f.ID, Workflow: f.Workflow, Cron: strings.TrimSpace(f.Cron), TZ: strings.TrimSpace(f.TZ),
+	sc := store.Schedule{ID: f.ID, Workflow: f.Workflow, TZ: strings.TrimSpace(f.TZ),
 		Overlap: f.Overlap, CatchUp: f.CatchUp, OnOverrun: f.OnOverrun}
+	every := f.Every
+	if f.Repeat == RepeatCron {
+		sc.Cron, every = strings.TrimSpace(f.Cron), ""
+	}
 	if cur := doc.Schedule(f.ID); cur != nil {
 		sc.Paused, sc.Watermark, sc.CatchUpWindow = cur.Paused, cur.Watermark, cur.CatchUpWindow
 	}
@@ -109,14 +146,14 @@ func (f *ScheduleForm) Draft(doc *store.Doc) (store.Schedule, map[string]string)
 		field string
 		text  string
 		to    *store.Duration
-	}{{"every", f.Every, &sc.Every}, {"max_runtime", f.MaxRuntime, &sc.MaxRuntime}} {
+	}{{"every", every, &sc.Every}, {"max_runtime", f.MaxRuntime, &sc.MaxRuntime}} {
 		t := strings.TrimSpace(d.text)
 		if t == "" {
 			continue
 		}
-		v, err := time.ParseDuration(t)
+		v, err := ParseDur(t)
 		if err != nil || v < 0 {
-			errs[d.field] = fmt.Sprintf("must be a duration such as 15m or 1h, not %q", t)
+			errs[d.field] = fmt.Sprintf("must be a duration such as 15m, 1h30m or 1d, not %q", t)
 			continue
 		}
 		*d.to = store.Duration(v)
@@ -143,6 +180,10 @@ func (c *ScheduleCheck) Valid() bool { return len(c.Problems) == 0 }
 func (f *ScheduleForm) Check(doc *store.Doc, now time.Time) ScheduleCheck {
 	sc, errs := f.Draft(doc)
 	c := ScheduleCheck{Problems: errs}
+	shown, hidden := "every", "cron"
+	if f.Repeat == RepeatCron {
+		shown, hidden = hidden, shown
+	}
 	cp := sc.Clone()
 	if cur := doc.Schedule(f.ID); cur != nil && cp.Every == cur.Every && cp.Cron == cur.Cron {
 		cp.Created, cp.LastDue = cur.Created, cur.LastDue
@@ -153,6 +194,9 @@ func (f *ScheduleForm) Check(doc *store.Doc, now time.Time) ScheduleCheck {
 			core = map[string]string{"": ErrText(err)}
 		}
 		for k, msg := range core {
+			if k == hidden {
+				k = shown // "one of every or cron is required" goes beside the field shown
+			}
 			if _, parsed := errs[k]; !parsed {
 				errs[k] = msg
 			}
@@ -163,15 +207,25 @@ func (f *ScheduleForm) Check(doc *store.Doc, now time.Time) ScheduleCheck {
 		return c
 	}
 	if times, err := workflow.NextTimes(&cp, now, 5); err == nil {
-		var parts []string
-		for _, t := range times {
-			parts = append(parts, t.Local().Format("Mon 2 Jan 15:04"))
-		}
-		c.Preview = strings.Join(parts, "\n")
+		c.Preview = PreviewText(times, cp.TZ)
 	} else {
 		c.KeepPreview = true
 	}
 	return c
+}
+
+// PreviewText lists times, one a line, in the schedule's time zone tz (local time when
+// it is ""), and names the zone: "Times in Europe/Paris:" then "Tue 5 May 03:00 CEST".
+func PreviewText(times []time.Time, tz string) string {
+	loc, name := time.Local, "local time"
+	if l, err := time.LoadLocation(tz); err == nil && tz != "" {
+		loc, name = l, tz
+	}
+	lines := []string{"Times in " + name + ":"}
+	for _, t := range times {
+		lines = append(lines, t.In(loc).Format("Mon 2 Jan 15:04 MST"))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // ScheduleControls are which of the schedule form's controls are enabled, the pause
@@ -212,4 +266,12 @@ func ScheduleFollow(doc *store.Doc, id string, open, dirty bool) (sc *store.Sche
 // DeleteScheduleQuestion asks whether to delete a schedule.
 func DeleteScheduleQuestion() (title, message string) {
 	return "Delete schedule?", "Delete this schedule? A run it started goes on to its end."
+}
+
+// PausedText is the form's message after the schedule was paused (or resumed).
+func PausedText(paused bool) string {
+	if paused {
+		return "Paused."
+	}
+	return "Resumed."
 }

@@ -1,0 +1,845 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// The command line: baton run, status, workflows, runs, logs and cancel (Command), for
+// people (aligned columns, durations as people write them) and scripts (--json: one JSON
+// document on stdout). Each command opens a Window on the home like any other window, so
+// it works whether or not one is open:
+//
+//   - status, workflows, runs and logs only read. Their window is opened and never
+//     started: it reads workflows.json, the archive and the logs, never tries state.lock
+//     and never starts a run.
+//   - run and cancel start their window as tick --once does (no scheduler). With a writer
+//     open it is a reader and forwards the write to the writer (Request.Forward); with none
+//     it becomes the writer through the same BecomeWriter.
+//
+// A command that became the writer leaves only when closing its window would cancel
+// nothing (settle). Closing a writer cancels its running runs, except those whose workflow
+// says on_owner_lost "adopt", and a run started from the command line must outlive the
+// command. Leaving such a run to its supervisor would not do: the next writer's takeover
+// kills and fails a run whose owner is dead unless its workflow says "adopt". So `baton run
+// W` with no window open stays, as the writer, until the runs its close would cancel have
+// ended; "adopt" runs are left going for the next writer to adopt. While it stays it is a
+// full writer: it answers forwarded requests, and a window that asks to write gets a
+// hand-over (adopting the runs), after which the command leaves at once.
+//
+// This is package host, not a package of its own, because settle drives the writer term's
+// engine (as tick --once does) and following a run needs the liveness evidence of
+// windows (ownerAlive); nothing here links Fyne.
+
+// Exit codes of Command.
+const (
+	exitOK          = 0
+	exitFail        = 1   // the command failed, or the run it waited for did not succeed
+	exitUsage       = 2   // bad arguments
+	exitInterrupted = 130 // a signal ended the wait
+)
+
+// logTailLines is how much of a run's log `baton run --wait` prints.
+const logTailLines = 20
+
+// settleNote is how long a command that stays the writer for its runs waits before it
+// says so.
+const settleNote = time.Second
+
+// followPoll is how often a follow looks again when no file event came (a folder created
+// after the watch began is not watched until then).
+const followPoll = 500 * time.Millisecond
+
+// command is one subcommand: its usage line, its own flags and its body.
+type command struct {
+	usage string
+	args  int // positional arguments it takes
+	flags func(fs *flag.FlagSet, c *cli)
+	do    func(c *cli, args []string) int
+}
+
+var commands = map[string]command{
+	"run": {"baton run WORKFLOW [--task T] [--wait] [--json] [--home DIR]", 1, func(fs *flag.FlagSet, c *cli) {
+		fs.StringVar(&c.task, "task", "", "a label for this run")
+		fs.BoolVar(&c.wait, "wait", false, "follow the run to its end; exit 0 if it succeeded, else 1")
+	}, (*cli).run},
+	"status":    {"baton status [--json] [--home DIR]", 0, nil, (*cli).status},
+	"workflows": {"baton workflows [--json] [--home DIR]", 0, nil, (*cli).workflows},
+	"runs": {"baton runs [--workflow W] [--status S] [--limit N] [--json] [--home DIR]", 0, func(fs *flag.FlagSet, c *cli) {
+		fs.StringVar(&c.workflow, "workflow", "", "only the runs of this workflow")
+		fs.StringVar(&c.runStatus, "status", "", "only runs with this status: queued, running, succeeded, failed or cancelled")
+		fs.IntVar(&c.limit, "limit", 20, "at most this many runs, newest first")
+	}, (*cli).runs},
+	"logs": {"baton logs RUN [--follow] [--json] [--home DIR]", 1, func(fs *flag.FlagSet, c *cli) {
+		fs.BoolVar(&c.follow, "follow", false, "keep printing the log until the run ends")
+	}, (*cli).logs},
+	"cancel": {"baton cancel RUN [--json] [--home DIR]", 1, nil, (*cli).cancel},
+}
+
+// IsCommand reports whether name is a command-line subcommand (Command serves it).
+func IsCommand(name string) bool { _, ok := commands[name]; return ok }
+
+// CommandUsage is the usage lines of every subcommand, one per line.
+func CommandUsage() string {
+	var b strings.Builder
+	for _, name := range []string{"run", "status", "workflows", "runs", "logs", "cancel"} {
+		fmt.Fprintf(&b, "       %s\n", commands[name].usage)
+	}
+	return b.String()
+}
+
+// cli is one command being run.
+type cli struct {
+	name           string // "baton run"
+	usage          string
+	opts           Options
+	ctx            context.Context // ends on a signal
+	stdout, stderr io.Writer
+
+	home, task, workflow, runStatus string
+	json, wait, follow              bool
+	limit                           int
+}
+
+// Command runs the subcommand args[0] with its arguments and returns the exit code: 0
+// done, 1 failed (or the run waited for did not succeed), 2 bad arguments, 130 a signal
+// on stop ended a wait. Results go to stdout, errors and notes to stderr.
+func Command(args []string, opts Options, stdout, stderr io.Writer, stop <-chan os.Signal) int {
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "baton: unknown command %q\n", args[0])
+		return exitUsage
+	}
+	c := &cli{name: "baton " + args[0], usage: cmd.usage, opts: opts, stdout: stdout, stderr: stderr}
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.home, "home", "", "home folder (default $BATON_HOME, else the user config folder/baton)")
+	fs.BoolVar(&c.json, "json", false, "print one JSON document, for scripts")
+	if cmd.flags != nil {
+		cmd.flags(fs, c)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s\n\nFlags:\n", cmd.usage)
+		fs.PrintDefaults()
+	}
+	pos, err := parseMixed(fs, args[1:])
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case err != nil:
+		return exitUsage // the flag package said what is wrong
+	case len(pos) != cmd.args:
+		return c.usageError(fmt.Sprintf("want %d argument(s), got %d", cmd.args, len(pos)))
+	}
+	if c.home == "" {
+		if c.home, err = DefaultHome(); err != nil {
+			return c.fail(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	c.ctx = ctx
+	return cmd.do(c, pos)
+}
+
+// parseMixed parses flags that may come before, between or after the positional
+// arguments (`baton run hello --wait`), which the flag package alone stops at.
+func parseMixed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil // everything after "--" is positional
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
+func knownStatus(s string) bool {
+	switch s {
+	case store.StatusQueued, store.StatusRunning, store.StatusSucceeded, store.StatusFailed, store.StatusCancelled:
+		return true
+	}
+	return false
+}
+
+func (c *cli) usageError(msg string) int {
+	fmt.Fprintf(c.stderr, "%s: %s\nusage: %s\n", c.name, msg, c.usage)
+	return exitUsage
+}
+
+// fail reports err (on stdout as {"error", "code"} with --json, else on stderr) and
+// returns exitFail.
+func (c *cli) fail(err error) int {
+	if c.json {
+		c.printJSON(map[string]string{"error": err.Error(), "code": codeOf(err)})
+	} else {
+		fmt.Fprintf(c.stderr, "%s: %v\n", c.name, err)
+	}
+	return exitFail
+}
+
+func (c *cli) printJSON(v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"error": err.Error(), "code": "internal"})
+	}
+	_, _ = c.stdout.Write(append(b, '\n'))
+}
+
+// table prints rows as aligned columns, the first row being the header.
+func (c *cli) table(rows [][]string) {
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	_ = tw.Flush()
+}
+
+// open opens a window on the home. A window that only reads is not started (see the top
+// of this file). A started one has no scheduler and takes state.lock only if it is free
+// now: a command never becomes the writer half-way, when the writer it forwarded to
+// dies (a run it follows is then told by its journal, and the next window to write
+// reaps or adopts it).
+func (c *cli) open(start bool) (*Window, error) {
+	opts := c.opts
+	opts.NoScheduler, opts.NoWait = true, true
+	w, err := Open(c.home, opts)
+	if err != nil || !start {
+		return w, err
+	}
+	if err := w.Start(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// openToRead opens a window that only reads and fails if workflows.json cannot be read.
+func (c *cli) openToRead() (*Window, error) {
+	w, err := c.open(false)
+	if err != nil {
+		return nil, err
+	}
+	if p := w.Status().Problem; p != "" {
+		w.Close()
+		return nil, errors.New(p)
+	}
+	return w, nil
+}
+
+// runResult is what run, cancel and logs print with --json.
+type runResult struct {
+	ID          string `json:"id"`
+	Workflow    string `json:"workflow"`
+	Status      string `json:"status"`
+	Error       string `json:"error,omitempty"`
+	ExitCode    *int   `json:"exit_code,omitempty"`
+	DurationMS  int64  `json:"duration_ms,omitempty"`
+	Log         string `json:"log,omitempty"`      // the log file
+	LogTail     string `json:"log_tail,omitempty"` // run --wait: its last lines
+	Output      string `json:"output,omitempty"`   // logs: the whole log
+	ForwardedTo int    `json:"forwarded_to,omitempty"`
+}
+
+func resultOf(r *store.Run, home string) runResult {
+	return runResult{ID: r.ID, Workflow: r.Workflow, Status: r.Status, Error: r.Error, ExitCode: r.ExitCode,
+		DurationMS: runTook(r).Milliseconds(), Log: logPath(r, home)}
+}
+
+// run is `baton run WORKFLOW [--task T] [--wait]`.
+func (c *cli) run(args []string) int {
+	w, err := c.open(true)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer w.Close()
+	reply, err := Call(c.ctx, w, &Request{Op: "start_run", Name: args[0], Task: c.task, Forward: true})
+	if err != nil {
+		return c.fail(err)
+	}
+	res := runResult{ID: fmt.Sprint(reply["run"]), Workflow: args[0], Status: fmt.Sprint(reply["status"]),
+		ForwardedTo: intOf(reply["forwarded_to"])}
+	switch {
+	case !c.json:
+		fmt.Fprintf(c.stdout, "run %s of %s %s%s\n", res.ID, res.Workflow, res.Status, sentTo(res.ForwardedTo))
+	case !c.wait:
+		c.printJSON(res)
+	}
+	code := exitOK
+	if c.wait {
+		code = c.waitFor(w, res.ID, res.ForwardedTo)
+	}
+	if s := c.settle(w); s != exitOK && code == exitOK {
+		code = s
+	}
+	return code
+}
+
+// waitFor follows run id to its end, prints its log tail and outcome, and returns 0 if it
+// succeeded, else 1 (130 if interrupted). forwardedTo is the writer that started it.
+func (c *cli) waitFor(w *Window, id string, forwardedTo int) int {
+	r, err := c.awaitEnd(w, id, nil)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintf(c.stderr, "%s: interrupted while waiting for run %s\n", c.name, id)
+			return exitInterrupted
+		}
+		return c.fail(err)
+	}
+	res := resultOf(&r, w.Home())
+	res.ForwardedTo = forwardedTo
+	res.LogTail = tail(res.Log, logTailLines)
+	if c.json {
+		c.printJSON(res)
+	} else {
+		fmt.Fprint(c.stdout, res.LogTail)
+		fmt.Fprintf(c.stdout, "run %s of %s %s after %s\n", r.ID, r.Workflow, r.Status, human(runTook(&r)))
+	}
+	if r.Status == store.StatusSucceeded {
+		return exitOK
+	}
+	if !c.json {
+		fmt.Fprintf(c.stderr, "%s: run %s of %s %s: %s\n", c.name, r.ID, r.Workflow, r.Status, orNone(r.Error, "no reason recorded"))
+	}
+	return exitFail
+}
+
+func sentTo(pid int) string {
+	if pid == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (sent to the writer, pid %d)", pid)
+}
+
+// cancel is `baton cancel RUN`.
+func (c *cli) cancel(args []string) int {
+	w, err := c.open(true)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer w.Close()
+	r, err := w.findRun(args[0])
+	if err != nil {
+		return c.fail(err)
+	}
+	reply, err := Call(c.ctx, w, &Request{Op: "cancel_run", Run: r.ID, Forward: true})
+	if err != nil {
+		return c.fail(err)
+	}
+	res := runResult{ID: r.ID, Workflow: r.Workflow, Status: store.StatusCancelled, ForwardedTo: intOf(reply["forwarded_to"])}
+	if c.json {
+		c.printJSON(res)
+	} else {
+		fmt.Fprintf(c.stdout, "run %s of %s cancelled%s\n", r.ID, r.Workflow, sentTo(res.ForwardedTo))
+	}
+	return c.settle(w)
+}
+
+// settle keeps a command that became the writer until closing its window would cancel
+// nothing (see the top of this file). It returns 0, 1 if queued runs could not be started,
+// or 130 if a signal ended the wait (the close then cancels what still runs, as closing
+// any window does).
+func (c *cli) settle(w *Window) int {
+	t := w.currentTerm()
+	if t == nil || c.ctx.Err() != nil {
+		return exitOK // not the writer, or interrupted: the close does what a close does
+	}
+	sub := w.Subscribe()
+	defer w.Unsubscribe(sub)
+	var note <-chan time.Time // the note is for runs that take a while, not for every run
+	for {
+		if t.ctx.Err() != nil {
+			return exitOK // handed over, or no longer writing: nothing of ours to cancel
+		}
+		going := closeWouldCancel(w.Snapshot(), t.self)
+		if len(going) == 0 {
+			// Kick is serialised with the engine's own kicks: once it starts nothing, a run
+			// started by another kick is in the document already.
+			ids, err := t.engine.Kick()
+			if err != nil {
+				fmt.Fprintf(c.stderr, "%s: start queued runs: %v\n", c.name, err)
+				return exitFail
+			}
+			if len(ids) == 0 && len(closeWouldCancel(w.Snapshot(), t.self)) == 0 {
+				return exitOK
+			}
+			continue
+		}
+		if note == nil {
+			note = time.After(settleNote)
+		}
+		select {
+		case <-note:
+			fmt.Fprintf(c.stderr, "%s: no window is open, so this command stays the writer until %s %s "+
+				"(a window opened meanwhile takes over with \"Make this window the writer\"); Ctrl-C cancels %s\n",
+				c.name, strings.Join(going, ", "), plural(len(going), "ends", "end"), plural(len(going), "it", "them"))
+			note = make(chan time.Time) // never again
+		case _, ok := <-sub.C:
+			if !ok {
+				return exitOK
+			}
+		case <-t.Done():
+		case <-c.ctx.Done():
+			return exitInterrupted
+		}
+	}
+}
+
+// closeWouldCancel returns the runs of d that closing the writer window self would cancel:
+// its running runs whose workflow does not say on_owner_lost "adopt" (Engine.Stop).
+func closeWouldCancel(d *store.Doc, self store.Owner) []string {
+	var ids []string
+	for i := range d.Runs {
+		r := &d.Runs[i]
+		if r.Status != store.StatusRunning || r.Owner == nil || r.Owner.Instance != self.Instance {
+			continue
+		}
+		if wf := d.Workflow(r.Workflow); wf == nil || wf.OnOwnerLost != "adopt" {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
+// awaitEnd blocks until run id has ended and returns it as it ended. It looks again each
+// time something changes in the home or its runs folder, calling each (if set) with the
+// run as it stands. The document says when a run ended; while no writer is alive to
+// record it, the run's journal says so (a run left going by a window that closed). A run
+// that nobody can ever record (its owner and its supervisor are gone, no writer lives) is
+// an error. ctx ending (a signal) returns context.Canceled.
+func (c *cli) awaitEnd(w *Window, id string, each func(r *store.Run)) (store.Run, error) {
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return store.Run{}, fmt.Errorf("watch %s: %w", w.Home(), err)
+	}
+	defer fw.Close()
+	if err := fw.Add(w.Home()); err != nil {
+		return store.Run{}, fmt.Errorf("watch %s: %w", w.Home(), err)
+	}
+	runsDir, watchingRuns := filepath.Join(w.Home(), "runs"), false
+	poll := time.NewTicker(followPoll)
+	defer poll.Stop()
+	for {
+		if !watchingRuns {
+			watchingRuns = fw.Add(runsDir) == nil
+		}
+		r, ended, err := w.runState(id)
+		if each != nil && err == nil {
+			each(&r)
+		}
+		if err != nil || ended {
+			return r, err
+		}
+		select {
+		case <-fw.Events:
+		case <-fw.Errors:
+		case <-poll.C:
+		case <-c.ctx.Done():
+			return r, context.Canceled
+		}
+	}
+}
+
+// runState returns run ref as it stands now and whether it has ended (see awaitEnd).
+func (w *Window) runState(ref string) (store.Run, bool, error) {
+	if doc, changed, err := w.st.Refresh(); err == nil && changed {
+		w.publish(doc)
+	}
+	r, err := w.findRun(ref)
+	if err != nil || !r.Active() {
+		return r, err == nil, err
+	}
+	if r.Status != store.StatusRunning || w.liveWriter(w.Snapshot()) != nil {
+		return r, false, nil
+	}
+	sup := workflow.SupervisionOf(w.home, r.ID)
+	switch {
+	case sup.Journal != nil && sup.Journal.Ended:
+		r.Status, r.ExitCode, r.Error = sup.Journal.Status, sup.Journal.Exit, sup.Journal.Error
+		return r, true, nil
+	case sup.Alive:
+		return r, false, nil
+	case r.Owner != nil:
+		if alive, _ := ownerAlive(w.home, w.Self(), *r.Owner); alive {
+			return r, false, nil // its window is starting its supervisor
+		}
+	}
+	return r, false, fmt.Errorf("run %s was left running by window pid %d, which is gone, and its supervisor is gone too: "+
+		"the next window to write records it", r.ID, r.OwnerPID)
+}
+
+// liveWriter returns the window that writes now, by the document and the evidence of its
+// liveness (its instance lock): the window a hand-over names, else the recorded writer;
+// nil when neither lives (no window is open).
+func (w *Window) liveWriter(d *store.Doc) *store.Owner {
+	for _, o := range []*store.Owner{d.HandoverTo, d.Writer} {
+		if o != nil {
+			if alive, _ := ownerAlive(w.home, w.Self(), *o); alive {
+				return o
+			}
+		}
+	}
+	return nil
+}
+
+// findRun returns the run named ref: its id, or its number ("r12" or "12"), from the
+// document or the archive.
+func (w *Window) findRun(ref string) (store.Run, error) {
+	seq, byNumber := runNumber(ref)
+	is := func(r *store.Run) bool { return r.ID == ref || (byNumber && r.Seq == seq) }
+	d := w.Snapshot()
+	for i := range d.Runs {
+		if is(&d.Runs[i]) {
+			return d.Runs[i].Clone(), nil
+		}
+	}
+	if seq > 0 {
+		p, err := w.Intents().History(store.HistoryQuery{Before: seq + 1, Limit: 1})
+		if err != nil {
+			return store.Run{}, err
+		}
+		if len(p.Runs) == 1 && is(&p.Runs[0]) {
+			return p.Runs[0], nil
+		}
+	}
+	return store.Run{}, fmt.Errorf("%w: no run %q", workflow.ErrNotFound, ref)
+}
+
+// runNumber returns the sequence number in a run id (r12-1a2b3c4d) or a run number ("r12",
+// "12"), and whether ref is a number alone (it then names the run by its number).
+func runNumber(ref string) (seq uint64, byNumber bool) {
+	num, suffix, hasSuffix := strings.Cut(strings.TrimPrefix(ref, "r"), "-")
+	n, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || (hasSuffix && suffix == "") {
+		return 0, false
+	}
+	return n, !hasSuffix
+}
+
+// statusResult is what status prints with --json.
+type statusResult struct {
+	Home       string       `json:"home"`
+	Writer     *store.Owner `json:"writer"` // null when no window writes
+	Epoch      uint64       `json:"epoch"`
+	Generation uint64       `json:"generation"`
+	Running    int          `json:"running"`
+	Queued     int          `json:"queued"`
+	Warnings   []string     `json:"warnings"`
+}
+
+// status is `baton status`: who writes and since when, the epoch and generation, the
+// active runs and any warning (an unreadable workflows.json is one).
+func (c *cli) status([]string) int {
+	w, err := c.open(false)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer w.Close()
+	d := w.Snapshot()
+	res := statusResult{Home: w.Home(), Writer: w.liveWriter(d), Epoch: d.Epoch, Generation: d.Generation, Warnings: []string{}}
+	for _, warn := range []string{w.Status().Problem, w.Warning()} {
+		if warn != "" {
+			res.Warnings = append(res.Warnings, warn)
+		}
+	}
+	for i := range d.Runs {
+		switch d.Runs[i].Status {
+		case store.StatusRunning:
+			res.Running++
+		case store.StatusQueued:
+			res.Queued++
+		}
+	}
+	if c.json {
+		c.printJSON(res)
+		return exitOK
+	}
+	writer := "none: no window is open"
+	if o := res.Writer; o != nil {
+		writer = fmt.Sprintf("window pid %d", o.PID)
+		if !o.Since.IsZero() {
+			writer += fmt.Sprintf(", since %s (%s ago)", o.Since.Local().Format("2006-01-02 15:04:05"), human(time.Since(o.Since)))
+		}
+	}
+	c.table([][]string{
+		{"home", res.Home},
+		{"writer", writer},
+		{"epoch", strconv.FormatUint(res.Epoch, 10)},
+		{"generation", strconv.FormatUint(res.Generation, 10)},
+		{"runs", fmt.Sprintf("%d running, %d queued", res.Running, res.Queued)},
+		{"warnings", orNone(strings.Join(res.Warnings, "; "), "none")},
+	})
+	return exitOK
+}
+
+// workflowResult is one workflow as workflows prints it with --json.
+type workflowResult struct {
+	Name          string `json:"name"`
+	Steps         int    `json:"steps"`
+	MaxConcurrent int    `json:"max_concurrent"`
+	OnOwnerLost   string `json:"on_owner_lost"`
+	Running       int    `json:"running"`
+	Queued        int    `json:"queued"`
+	LastRun       string `json:"last_run,omitempty"`
+	LastStatus    string `json:"last_status,omitempty"`
+}
+
+// workflows is `baton workflows`.
+func (c *cli) workflows([]string) int {
+	w, err := c.openToRead()
+	if err != nil {
+		return c.fail(err)
+	}
+	defer w.Close()
+	d := w.Snapshot()
+	list := make([]workflowResult, 0, len(d.Workflows))
+	for _, wf := range d.Workflows {
+		res := workflowResult{Name: wf.Name, Steps: len(wf.Steps), MaxConcurrent: wf.MaxConcurrent, OnOwnerLost: orNone(wf.OnOwnerLost, "fail")}
+		var last *store.Run
+		for i := range d.Runs {
+			r := &d.Runs[i]
+			if r.Workflow != wf.Name {
+				continue
+			}
+			switch r.Status {
+			case store.StatusRunning:
+				res.Running++
+			case store.StatusQueued:
+				res.Queued++
+			}
+			if last == nil || r.Seq > last.Seq {
+				last = r
+			}
+		}
+		if last != nil {
+			res.LastRun, res.LastStatus = last.ID, last.Status
+		}
+		list = append(list, res)
+	}
+	if c.json {
+		c.printJSON(map[string]any{"workflows": list})
+		return exitOK
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(c.stdout, "no workflows")
+		return exitOK
+	}
+	rows := [][]string{{"WORKFLOW", "STEPS", "LANE", "ON OWNER LOST", "RUNNING", "QUEUED", "LAST RUN"}}
+	for _, r := range list {
+		rows = append(rows, []string{r.Name, strconv.Itoa(r.Steps), laneText(r.MaxConcurrent), r.OnOwnerLost,
+			strconv.Itoa(r.Running), strconv.Itoa(r.Queued), strings.TrimSpace(r.LastRun + " " + r.LastStatus)})
+	}
+	c.table(rows)
+	return exitOK
+}
+
+func laneText(max int) string {
+	if max <= 0 {
+		return "1 at a time"
+	}
+	return fmt.Sprintf("%d at a time", max)
+}
+
+// runs is `baton runs [--workflow W] [--status S] [--limit N]`: newest first, live and
+// archived.
+func (c *cli) runs([]string) int {
+	if c.limit < 1 {
+		return c.usageError(fmt.Sprintf("--limit must be at least 1, not %d", c.limit))
+	}
+	if c.runStatus != "" && !knownStatus(c.runStatus) {
+		return c.usageError(fmt.Sprintf("unknown --status %q", c.runStatus))
+	}
+	w, err := c.openToRead()
+	if err != nil {
+		return c.fail(err)
+	}
+	defer w.Close()
+	p, err := w.Intents().History(store.HistoryQuery{Workflow: c.workflow, Status: c.runStatus, Limit: c.limit})
+	if err != nil {
+		return c.fail(err)
+	}
+	if c.workflow != "" && len(p.Runs) == 0 && w.Snapshot().Workflow(c.workflow) == nil {
+		return c.fail(fmt.Errorf("%w: no workflow named %q", workflow.ErrNotFound, c.workflow))
+	}
+	if p.Runs == nil {
+		p.Runs = []store.Run{}
+	}
+	if c.json {
+		c.printJSON(p)
+		return exitOK
+	}
+	if len(p.Runs) == 0 {
+		fmt.Fprintln(c.stdout, "no runs")
+		return exitOK
+	}
+	now := time.Now()
+	rows := [][]string{{"RUN", "WORKFLOW", "STATUS", "STARTED", "TOOK", "TASK", "ERROR"}}
+	for i := range p.Runs {
+		r := &p.Runs[i]
+		started, took := "-", "-"
+		if !r.Started.IsZero() {
+			started, took = human(now.Sub(r.Started))+" ago", human(runTook(r))
+		}
+		rows = append(rows, []string{r.ID, r.Workflow, r.Status, started, took, r.Task, r.Error})
+	}
+	c.table(rows)
+	return exitOK
+}
+
+// logs is `baton logs RUN [--follow]`: the run's log; with --follow, what it writes next
+// until it ends.
+func (c *cli) logs(args []string) int {
+	w, err := c.openToRead()
+	if err != nil {
+		return c.fail(err)
+	}
+	defer w.Close()
+	r, err := w.findRun(args[0])
+	if err != nil {
+		return c.fail(err)
+	}
+	var out strings.Builder
+	sink := io.Writer(c.stdout)
+	if c.json {
+		sink = &out
+	}
+	var off int64
+	copyNew := func(r *store.Run) { off = copyFrom(logPath(r, w.Home()), off, sink) }
+	if c.follow {
+		if r, err = c.awaitEnd(w, r.ID, copyNew); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return exitInterrupted
+			}
+			return c.fail(err)
+		}
+	}
+	copyNew(&r)
+	if c.json {
+		res := resultOf(&r, w.Home())
+		res.Output = out.String()
+		c.printJSON(res)
+	}
+	return exitOK
+}
+
+// logPath is where run r's output goes.
+func logPath(r *store.Run, home string) string {
+	if r.Log != "" {
+		return r.Log
+	}
+	return filepath.Join(home, "runs", r.ID+".log")
+}
+
+// copyFrom copies what file path holds from offset off on to out and returns the new
+// offset. A file not there yet copies nothing.
+func copyFrom(path string, off int64, out io.Writer) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return off
+	}
+	defer f.Close()
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return off
+	}
+	n, _ := io.Copy(out, f)
+	return off + n
+}
+
+// tail returns the last n lines of the file at path ("" if it cannot be read).
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	s := strings.TrimSuffix(string(b), "\n")
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// runTook is how long r ran (so far, while it runs); zero if it never started.
+func runTook(r *store.Run) time.Duration {
+	if r.Started.IsZero() {
+		return 0
+	}
+	end := r.Ended
+	if end.IsZero() {
+		end = time.Now()
+	}
+	return max(end.Sub(r.Started), 0)
+}
+
+// human writes a duration as people do: 850ms, 3.2s, 41s, 4m05s, 2h10m, 3d4h.
+func human(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func orNone(s, none string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+// intOf reads a number from a reply: an int when made in this process, a json.Number
+// when forwarded.
+func intOf(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case json.Number:
+		i, _ := n.Int64()
+		return int(i)
+	}
+	return 0
+}

@@ -1,0 +1,688 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"baton/host/proc"
+	"baton/store"
+	"baton/workflow"
+)
+
+// Forwarding: a reader hands a write to the writer instead of refusing it.
+//
+// The files, all in the home folder, all written atomically (temp, fsync, rename, 0600):
+//
+//	requests/<id>.json              a request: its id, the requester window, the op
+//	requests/<id>.taken-<claim>     the same file, claimed by a writer term: its instance
+//	                                and process tag (<instance>.<pid>.<start>.<boot>)
+//	requests/<id>.withdrawn         the same file, withdrawn by its requester
+//	replies/<id>.json               the answer: the requester, the writer's pid, the outcome
+//
+// The id is 128 random bits. Every move of a request is a rename(2) of one name, which is
+// atomic: of two processes renaming requests/<id>.json away, exactly one succeeds. So a
+// request is either claimed by one writer or withdrawn by its requester, never both:
+//
+//   - The writer applies only a file it renamed to its own taken name. A requester that
+//     timed out renames requests/<id>.json to <id>.withdrawn: if that succeeds no writer
+//     has it or can ever get it (writers look only at <id>.json and at taken names), so it
+//     is never applied; if it fails, a writer took it and the answer is on its way.
+//   - A writer applies a request through the same Intents as the control channel, and the
+//     save that applies it also adds its id and outcome to workflows.json (Doc.Applied):
+//     recordForwarded wraps the intent's change, so the two are one document, saved or
+//     not together. The wrapper looks for the id first, in the newest document under the
+//     store's commit, so no writer in any term applies a request twice.
+//   - A failed intent changes nothing; its outcome is recorded by a save of its own
+//     before it is answered, so an answered request is always in Applied: a re-claim
+//     answers it from there, never by applying it again.
+//   - A claimed file stays until its answer is written. A writer that dies holding it
+//     leaves <id>.taken-<its claim>; the next writer sees that claimer dead (its instance
+//     lock is free, or its process is gone or dying: a kill -9 releases the locks of a
+//     process one file at a time, so state.lock may be free before its instance lock),
+//     claims the file by the same rename and answers: from Applied if the request was
+//     applied, else by applying it. A claim names the term's identity, which a window
+//     retires when its term ends, so a claim made by a term that just ended is taken over
+//     too.
+//
+// Deletion (DESIGN.md, "Who may delete what"): the requester removes its reply once read
+// (and the claim, should its writer have died before removing it) and its withdrawn file
+// once renamed. The writer removes a claim once its answer is durable, the reply at once
+// if the requester is dead, and sweeps replies and withdrawn files whose requester is dead
+// (its instance lock free, or a file that names no window) and temp files whose creator is
+// gone. An Applied entry goes once no request file names its id (none can again: ids are
+// never reused, and only the writer renames a claimed file) and it is older than
+// appliedKeep, or beyond the newest appliedMaxIdle such entries.
+
+// ForwardTimeout bounds how long a requester waits for a writer to take its request.
+const ForwardTimeout = 10 * time.Second
+
+const (
+	requestsDir = "requests"
+	repliesDir  = "replies"
+	// maxForwardFile caps a request or reply file read from disk: a control line and
+	// the envelope.
+	maxForwardFile = MaxRequestLine + 16<<10
+	// appliedKeep and appliedMaxIdle bound Doc.Applied: entries that no request file names
+	// are kept this long, and at most this many.
+	appliedKeep    = 10 * time.Minute
+	appliedMaxIdle = 256
+	// forwardSweepEvery paces the writer's sweep of abandoned replies and withdrawn files.
+	forwardSweepEvery = 30 * time.Second
+	// maxApplying bounds the forwarded requests a writer applies at once.
+	maxApplying = 16
+)
+
+// forwardable lists the ops a reader may forward: the writes.
+var forwardable = map[string]bool{
+	"add_workflow": true, "update_workflow": true, "delete_workflow": true,
+	"start_run": true, "cancel_run": true,
+	"add_schedule": true, "update_schedule": true, "delete_schedule": true,
+	"pause_schedule": true, "resume_schedule": true,
+}
+
+// forwardRequest is the content of requests/<id>.json.
+type forwardRequest struct {
+	ID        string      `json:"id"`
+	Requester store.Owner `json:"requester"`
+	Request   Request     `json:"request"`
+}
+
+// forwardReply is the content of replies/<id>.json. Outcome is the writer's reply
+// without id: {"ok": true, fields...} or {"ok": false, "code": ..., "error": ...}.
+type forwardReply struct {
+	ID        string          `json:"id"`
+	Requester store.Owner     `json:"requester"`
+	WriterPID int             `json:"writer_pid"`
+	Outcome   json.RawMessage `json:"outcome"`
+}
+
+// ForwardedError is a write refused by the writer a request was forwarded to: Code is the
+// control-channel code, WriterPID the writer. errors.Is matches the code's sentinel
+// (workflow.ErrInvalid, ErrNotFound, ErrConflict, ErrReadOnly).
+type ForwardedError struct {
+	Code      string
+	Msg       string
+	WriterPID int
+}
+
+func (e *ForwardedError) Error() string { return e.Msg }
+
+// Unwrap returns the sentinel of the code, if it has one.
+func (e *ForwardedError) Unwrap() error {
+	switch e.Code {
+	case "invalid":
+		return workflow.ErrInvalid
+	case "not_found":
+		return workflow.ErrNotFound
+	case "conflict":
+		return workflow.ErrConflict
+	case "read_only":
+		return ErrReadOnly
+	}
+	return nil
+}
+
+// errAlreadyApplied refuses to apply a forwarded request whose id the document holds.
+var errAlreadyApplied = errors.New("forwarded request already applied")
+
+// ---- the requester
+
+// forward hands req to the writer and waits for its answer: the writer's reply plus
+// "forwarded_to" (its pid), or its refusal as a *ForwardedError. If no writer takes the
+// request within ForwardTimeout (or before ctx ends), the request is withdrawn and the
+// error is a conflict saying so; it is then never applied.
+func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, error) {
+	if w.Role() == RoleClosed {
+		return nil, ErrClosed
+	}
+	id, err := newRequestID()
+	if err != nil {
+		return nil, err
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("forward to the writer: watch replies: %w", err)
+	}
+	defer fw.Close()
+	if err := fw.Add(filepath.Join(w.home, repliesDir)); err != nil { // before the request exists
+		return nil, fmt.Errorf("forward to the writer: watch replies: %w", err)
+	}
+	body := forwardRequest{ID: id, Requester: w.Self(), Request: *req}
+	body.Request.ID, body.Request.Forward = nil, false
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxForwardFile {
+		return nil, fmt.Errorf("%w: request of %d bytes is too large to forward", workflow.ErrInvalid, len(b))
+	}
+	if err := store.WriteFileAtomic(requestPath(w.home, id, ".json"), b, nil); err != nil {
+		return nil, fmt.Errorf("forward to the writer: %w", err)
+	}
+	t0 := time.Now()
+	rep, err := awaitReply(ctx, fw, w.home, id)
+	if rep == nil && err == nil {
+		if w.withdraw(id) {
+			why := fmt.Sprintf("no writer took the request within %s", time.Since(t0).Round(time.Millisecond))
+			if err := context.Cause(ctx); err != nil {
+				why = fmt.Sprintf("%v before a writer took the request", err)
+			}
+			return nil, fmt.Errorf("%w: %s (%s); it was withdrawn and will not be applied", workflow.ErrConflict, why, w.describeWriter())
+		}
+		// A writer took it before the withdrawal: its answer is on its way.
+		if rep, err = awaitReply(ctx, fw, w.home, id); rep == nil && err == nil {
+			return nil, fmt.Errorf("%w: the writer (%s) took the request but did not answer within %s; it may still be applied",
+				workflow.ErrConflict, w.describeWriter(), time.Since(t0).Round(time.Millisecond))
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	w.answered(id)
+	return rep.result()
+}
+
+// answered removes the files of request id once its reply is read: the reply (this
+// window was its only reader) and the claim, if its writer died before removing it (else
+// the next writer would answer again, to nobody). The answer is in workflows.json.
+func (w *Window) answered(id string) {
+	_ = os.Remove(replyPath(w.home, id))
+	claims, _ := filepath.Glob(requestPath(w.home, id, ".taken-*"))
+	for _, p := range claims {
+		_ = os.Remove(p)
+	}
+}
+
+// withdraw takes back request id unless a writer took it first, and reports whether it did.
+func (w *Window) withdraw(id string) bool {
+	withdrawn := requestPath(w.home, id, ".withdrawn")
+	if err := os.Rename(requestPath(w.home, id, ".json"), withdrawn); err != nil {
+		w.opts.Logf("withdraw forwarded request %s: %v (a writer took it)", id, err)
+		return false
+	}
+	_ = os.Remove(withdrawn)
+	return true
+}
+
+func (w *Window) describeWriter() string {
+	if pid := w.writerPID(); pid > 0 {
+		return fmt.Sprintf("writer pid %d", pid)
+	}
+	return "no window writes"
+}
+
+// awaitReply waits for replies/<id>.json for ForwardTimeout at most, less if ctx ends
+// sooner. It returns nil, nil when the time is up.
+func awaitReply(ctx context.Context, fw *fsnotify.Watcher, home, id string) (*forwardReply, error) {
+	timer := time.NewTimer(ForwardTimeout)
+	defer timer.Stop()
+	for {
+		rep, err := readReply(home, id)
+		if err == nil || !errors.Is(err, os.ErrNotExist) {
+			return rep, err
+		}
+		select { // any event in replies/ or a watch error: look again
+		case <-fw.Events:
+		case <-fw.Errors:
+		case <-timer.C:
+			return nil, nil
+		case <-ctx.Done():
+			return nil, nil
+		}
+	}
+}
+
+func readReply(home, id string) (*forwardReply, error) {
+	data, err := readCapped(replyPath(home, id))
+	if err != nil {
+		return nil, err
+	}
+	var rep forwardReply
+	if err := decodeStrict(data, &rep); err != nil || rep.ID != id {
+		return nil, fmt.Errorf("the writer's reply %s is unreadable: %v", replyPath(home, id), err)
+	}
+	return &rep, nil
+}
+
+// result turns the writer's outcome into a control-channel reply or error.
+func (r *forwardReply) result() (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(r.Outcome))
+	dec.UseNumber() // numbers as the writer wrote them
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return nil, fmt.Errorf("the writer's reply to request %s has no outcome: %v", r.ID, err)
+	}
+	if ok, _ := m["ok"].(bool); !ok {
+		code, _ := m["code"].(string)
+		msg, _ := m["error"].(string)
+		return nil, &ForwardedError{Code: code, Msg: msg, WriterPID: r.WriterPID}
+	}
+	delete(m, "ok")
+	m["forwarded_to"] = r.WriterPID
+	return m, nil
+}
+
+// ---- the writer
+
+// serveForwarded answers forwarded requests while this window writes: at each takeover,
+// when the watch of requests/ sees a new one (kick), and every forwardSweepEvery, when it
+// also sweeps abandoned files. It runs until the window closes.
+func (w *Window) serveForwarded(kick <-chan struct{}) {
+	sub := w.Subscribe()
+	defer w.Unsubscribe(sub)
+	tick := time.NewTicker(forwardSweepEvery)
+	defer tick.Stop()
+	var swept *Term
+	var sweptAt time.Time
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-kick:
+		case <-tick.C:
+		case e, ok := <-sub.C:
+			if !ok {
+				return
+			}
+			if e.Kind != EventRole || e.Role != RoleWriter {
+				continue
+			}
+		}
+		t, done := w.holdTerm()
+		if t == nil {
+			continue
+		}
+		w.answerForwarded(t)
+		if swept != t || time.Since(sweptAt) >= forwardSweepEvery {
+			w.sweepForwarded(t)
+			swept, sweptAt = t, time.Now()
+		}
+		done()
+	}
+}
+
+// holdTerm returns the current writer term and counts the caller among the term's
+// goroutines that Close waits for (call done when finished), or nil.
+func (w *Window) holdTerm() (t *Term, done func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.term == nil {
+		return nil, nil
+	}
+	w.termWG.Add(1) // under w.mu, where Close's move clears the term: never after its Wait
+	return w.term, w.termWG.Done
+}
+
+// requestName is a parsed name in requests/.
+type requestName struct {
+	id     string
+	suffix string // ".json", ".withdrawn" or ".taken-<claim>"
+	claim  string // of a taken name: <instance>.<process tag>
+}
+
+func parseRequestName(name string) (requestName, bool) {
+	id, rest, ok := strings.Cut(name, ".")
+	if !ok || !validRequestID(id) {
+		return requestName{}, false
+	}
+	n := requestName{id: id, suffix: "." + rest}
+	switch claim, taken := strings.CutPrefix(rest, "taken-"); {
+	case taken && claim != "":
+		n.claim = claim
+	case rest != "json" && rest != "withdrawn":
+		return requestName{}, false
+	}
+	return n, true
+}
+
+// answerForwarded claims every request no live writer holds (new ones, and those claimed
+// by a term that ended) and answers each, at most maxApplying at a time.
+func (w *Window) answerForwarded(t *Term) {
+	ents, err := os.ReadDir(filepath.Join(w.home, requestsDir))
+	if err != nil {
+		w.opts.Logf("forwarded requests: %v", err)
+		return
+	}
+	live := map[string]bool{} // the ids a request file names: their Applied entries stay
+	var todo []requestName
+	for _, e := range ents {
+		n, ok := parseRequestName(e.Name())
+		if !ok {
+			continue
+		}
+		live[n.id] = true
+		if n.suffix == ".json" || n.claim == claimOf(t) || (n.claim != "" && w.claimGone(t, n.claim)) {
+			todo = append(todo, n)
+		}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxApplying)
+	for _, n := range todo {
+		mine := requestPath(w.home, n.id, ".taken-"+claimOf(t))
+		if n.claim != claimOf(t) && os.Rename(requestPath(w.home, n.id, n.suffix), mine) != nil {
+			continue // withdrawn, or another writer took it
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			w.answerClaimed(t, mine, n.id, live)
+		}()
+	}
+	wg.Wait()
+}
+
+// claimOf names writer term t in the requests it claims.
+func claimOf(t *Term) string { return t.self.Instance + "." + procTag(t.self) }
+
+// claimGone reports whether the term that made claim is proven over: its identity
+// retired or its window gone (the instance lock is free), or its process gone or dying.
+func (w *Window) claimGone(t *Term, claim string) bool {
+	instance, tag, _ := strings.Cut(claim, ".")
+	if proc.TagGone(tag) {
+		return true
+	}
+	alive, _ := ownerAlive(w.home, t.self, store.Owner{Instance: instance})
+	return !alive
+}
+
+// answerClaimed answers the request claimed at path: it applies it (or finds it applied),
+// writes the reply and lets the claim go. A request this term could not apply because
+// the term ended stays claimed for the next writer.
+func (w *Window) answerClaimed(t *Term, path, id string, live map[string]bool) {
+	data, err := readCapped(path)
+	if err != nil {
+		w.opts.Logf("forwarded request %s: %v", id, err)
+		return
+	}
+	fr, err := decodeForwardRequest(id, data)
+	var outcome json.RawMessage
+	if err != nil {
+		outcome = errOutcome("invalid", err) // never applied: answered, not recorded
+	} else if outcome, err = w.applyForwarded(t, fr, live); err != nil {
+		w.opts.Logf("forwarded request %s: %v (left for the next writer)", id, err)
+		return
+	}
+	rep := forwardReply{ID: id, Requester: fr.Requester, WriterPID: t.self.PID, Outcome: outcome}
+	b, _ := json.Marshal(rep)
+	if err := store.WriteFileAtomic(replyPath(w.home, id), b, nil); err != nil {
+		w.opts.Logf("answer forwarded request %s: %v", id, err)
+		return
+	}
+	store.Failpoint("forward.after-reply")
+	_ = os.Remove(path) // answered durably: the claim is no longer needed
+	if alive, _ := ownerAlive(w.home, t.self, fr.Requester); !alive {
+		_ = os.Remove(replyPath(w.home, id)) // nobody will read it
+	}
+}
+
+// applyForwarded applies fr through the control channel's dispatch on this writer term,
+// its id recorded in the same save, and returns its outcome. A request found applied is
+// answered from the document. An error means the term ended before it was applied.
+func (w *Window) applyForwarded(t *Term, fr *forwardRequest, live map[string]bool) (json.RawMessage, error) {
+	rec := &forwarded{id: fr.ID, live: live, at: w.opts.Now().UTC()}
+	c := &Control{w: w, out: io.Discard}
+	reply, err := c.dispatch(context.WithValue(t.ctx, forwardedKey{}, rec), &fr.Request)
+	switch {
+	case err == nil:
+		store.Failpoint("forward.after-apply")
+		reply["ok"] = true
+		b, err := json.Marshal(reply)
+		if err != nil {
+			return errOutcome("internal", err), nil
+		}
+		return b, nil
+	case errors.Is(err, errAlreadyApplied):
+		return w.appliedOutcome(fr.ID), nil
+	case codeOf(err) == "read_only":
+		return nil, err
+	}
+	// Nothing was applied: the refusal is recorded before it is answered, so that a
+	// writer that finds this request again answers the same, not applies it.
+	out := errOutcome(codeOf(err), err)
+	_, err = t.Update(t.ctx, func(d *store.Doc) error {
+		if appliedIndex(d, fr.ID) >= 0 {
+			return errAlreadyApplied
+		}
+		rec.add(d, out)
+		return nil
+	})
+	switch {
+	case errors.Is(err, errAlreadyApplied):
+		return w.appliedOutcome(fr.ID), nil
+	case err != nil:
+		return nil, err
+	}
+	return out, nil
+}
+
+// appliedOutcome returns the outcome the document recorded for request id.
+func (w *Window) appliedOutcome(id string) json.RawMessage {
+	d := w.Snapshot() // the store's newest: the commit that found the id refreshed it
+	if i := appliedIndex(d, id); i >= 0 {
+		return d.Applied[i].Reply
+	}
+	return errOutcome("conflict", fmt.Errorf("request %s was applied; its reply is no longer kept", id))
+}
+
+func errOutcome(code string, err error) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"ok": false, "code": code, "error": err.Error()})
+	return b
+}
+
+// forwarded is the forwarded request a writer is applying, carried to Term.Update by the
+// context (see recordForwarded).
+type forwarded struct {
+	id   string
+	live map[string]bool
+	at   time.Time
+}
+
+type forwardedKey struct{}
+
+// recordForwarded returns fn unchanged, or, when ctx carries a forwarded request, fn made
+// to apply that request at most once and record it in the same document: the id is
+// looked for first (errAlreadyApplied if there), and after fn the id and an outcome
+// built from what fn did (the generation saved, the run or schedule it added) are added
+// to Applied. A change that was no change (store.ErrNoChange) is recorded too; a failed
+// fn is not (the store rolls the document back). Term.Update calls it on every update:
+// fn runs under the store's commit on the newest document, so the check and the record
+// are one with the change.
+func recordForwarded(ctx context.Context, fn func(*store.Doc) error) func(*store.Doc) error {
+	rec, _ := ctx.Value(forwardedKey{}).(*forwarded)
+	if rec == nil {
+		return fn
+	}
+	return func(d *store.Doc) error {
+		if appliedIndex(d, rec.id) >= 0 {
+			return errAlreadyApplied
+		}
+		runs, schedules := len(d.Runs), scheduleIDs(d)
+		if err := fn(d); err != nil && !errors.Is(err, store.ErrNoChange) {
+			return err
+		}
+		// The commit saves the next generation; Enqueue appends the run it adds.
+		out := map[string]any{"ok": true, "generation": d.Generation + 1}
+		if len(d.Runs) > runs {
+			r := d.Runs[len(d.Runs)-1]
+			out["run"], out["status"] = r.ID, r.Status
+		}
+		for _, s := range d.Schedules {
+			if !schedules[s.ID] {
+				out["schedule"], out["next_due"] = s.ID, s.NextDue
+			}
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		rec.add(d, b)
+		return nil
+	}
+}
+
+func scheduleIDs(d *store.Doc) map[string]bool {
+	m := make(map[string]bool, len(d.Schedules))
+	for _, s := range d.Schedules {
+		m[s.ID] = true
+	}
+	return m
+}
+
+// add appends the request's entry to d.Applied and drops the entries no longer needed:
+// those no request file names that are older than appliedKeep or beyond the newest
+// appliedMaxIdle.
+func (rec *forwarded) add(d *store.Doc, outcome json.RawMessage) {
+	kept := make([]store.Applied, 0, len(d.Applied)+1)
+	idle := 0
+	for i := len(d.Applied) - 1; i >= 0; i-- { // newest first
+		a := d.Applied[i]
+		if !rec.live[a.ID] {
+			if idle++; idle > appliedMaxIdle || rec.at.Sub(a.At) > appliedKeep {
+				continue
+			}
+		}
+		kept = append(kept, a)
+	}
+	slices.Reverse(kept)
+	d.Applied = append(kept, store.Applied{ID: rec.id, At: rec.at, Reply: outcome})
+}
+
+func appliedIndex(d *store.Doc, id string) int {
+	return slices.IndexFunc(d.Applied, func(a store.Applied) bool { return a.ID == id })
+}
+
+// sweepForwarded removes the forwarding files proven abandoned: replies and withdrawn
+// requests whose requester is dead (its instance lock free, or a file that names no
+// window), and temp files whose creator is gone.
+func (w *Window) sweepForwarded(t *Term) {
+	for _, dir := range []string{requestsDir, repliesDir} {
+		store.CleanTemps(filepath.Join(w.home, dir), proc.TagGone)
+	}
+	abandoned := func(path string, v any, requester *store.Owner) bool {
+		data, err := readCapped(path)
+		if err != nil && !errors.Is(err, errTooLarge) {
+			return false
+		}
+		_ = decodeStrict(data, v) // a file that does not decode names no window
+		alive, _ := ownerAlive(w.home, t.self, *requester)
+		return !alive
+	}
+	for _, p := range listDir(filepath.Join(w.home, repliesDir)) {
+		var r forwardReply
+		if n, ok := strings.CutSuffix(filepath.Base(p), ".json"); ok && validRequestID(n) && abandoned(p, &r, &r.Requester) {
+			_ = os.Remove(p)
+		}
+	}
+	for _, p := range listDir(filepath.Join(w.home, requestsDir)) {
+		var r forwardRequest
+		if n, ok := parseRequestName(filepath.Base(p)); ok && n.suffix == ".withdrawn" && abandoned(p, &r, &r.Requester) {
+			_ = os.Remove(p)
+		}
+	}
+}
+
+func listDir(dir string) []string {
+	ents, _ := os.ReadDir(dir)
+	out := make([]string, 0, len(ents))
+	for _, e := range ents {
+		out = append(out, filepath.Join(dir, e.Name()))
+	}
+	return out
+}
+
+// ---- files
+
+func requestPath(home, id, suffix string) string {
+	return filepath.Join(home, requestsDir, id+suffix)
+}
+
+func replyPath(home, id string) string { return filepath.Join(home, repliesDir, id+".json") }
+
+func newRequestID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("request id: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+func validRequestID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+var errTooLarge = errors.New("file too large")
+
+// readCapped reads a forwarding file: never through a symlink, at most maxForwardFile
+// bytes (errTooLarge beyond).
+func readCapped(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxForwardFile+1))
+	if err == nil && len(data) > maxForwardFile {
+		return nil, fmt.Errorf("%s: %w (over %d bytes)", path, errTooLarge, maxForwardFile)
+	}
+	return data, err
+}
+
+// decodeStrict decodes exactly one JSON object with no unknown fields into v.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON object")
+	}
+	return nil
+}
+
+// decodeForwardRequest decodes the request file of id, which is untrusted input: one JSON
+// object, no unknown fields, its own id, a requester, a write op. The request returned is
+// never nil (the requester is kept when known); the error says what is wrong.
+func decodeForwardRequest(id string, data []byte) (*forwardRequest, error) {
+	var fr forwardRequest
+	if len(data) > maxForwardFile {
+		return &fr, fmt.Errorf("%w (over %d bytes)", errTooLarge, maxForwardFile)
+	}
+	if err := decodeStrict(data, &fr); err != nil {
+		return &fr, fmt.Errorf("request file is not a valid request: %v", err)
+	}
+	switch {
+	case fr.ID != id:
+		return &fr, fmt.Errorf("request file %s carries id %q", id, fr.ID)
+	case fr.Requester.Instance == "" || fr.Requester.PID <= 0:
+		return &fr, errors.New("request file names no requester window")
+	case !forwardable[fr.Request.Op]:
+		return &fr, fmt.Errorf("op %q cannot be forwarded (only writes are)", fr.Request.Op)
+	}
+	fr.Request.ID, fr.Request.Forward = nil, false // the writer applies it, never forwards it
+	return &fr, nil
+}

@@ -1,0 +1,241 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// Forwarding inside one process: two windows on one home, the real files and watches.
+
+func wfJSON(name string) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"name":%q,"max_concurrent":1,"on_owner_lost":"fail","steps":[{"name":"s","argv":["true"]}]}`, name))
+}
+
+// forwardFiles lists what is left in requests/ and replies/.
+func forwardFiles(home string) []string {
+	var out []string
+	for _, dir := range []string{requestsDir, repliesDir} {
+		for _, p := range listDir(filepath.Join(home, dir)) {
+			out = append(out, filepath.Join(dir, filepath.Base(p)))
+		}
+	}
+	return out
+}
+
+// waitNoForwardFiles waits until requests/ and replies/ are empty.
+func waitNoForwardFiles(t testing.TB, home string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for len(forwardFiles(home)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("forwarding files left behind: %v", forwardFiles(home))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestForwardInProcess: a reader's write with Forward is applied by the writer, recorded
+// in Applied with its id, answered with forwarded_to, and leaves no file; without Forward
+// the reader still refuses; the writer's refusal comes back with its code.
+func TestForwardInProcess(t *testing.T) {
+	home := t.TempDir()
+	a := openStarted(t, home)
+	b := openStarted(t, home)
+	if a.Role() != RoleWriter || b.Role() != RoleReader {
+		t.Fatalf("roles %v, %v", a.Role(), b.Role())
+	}
+	ctx := context.Background()
+	if _, err := Call(ctx, b, &Request{Op: "add_workflow", Workflow: wfJSON("plain")}); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("a write without forward from a reader: %v, want read_only", err)
+	}
+	rep, err := Call(ctx, b, &Request{Op: "add_workflow", Workflow: wfJSON("fw"), Forward: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep["forwarded_to"] != os.Getpid() {
+		t.Fatalf("reply %v does not name the writer", rep)
+	}
+	d := a.Snapshot()
+	if d.Workflow("fw") == nil || d.Workflow("plain") != nil {
+		t.Fatalf("writer's document: workflows %v", d.Workflows)
+	}
+	if len(d.Applied) != 1 || !validRequestID(d.Applied[0].ID) {
+		t.Fatalf("Applied = %+v, want the one forwarded request", d.Applied)
+	}
+	_, err = Call(ctx, b, &Request{Op: "start_run", Workflow: json.RawMessage(`"nope"`), Forward: true})
+	var fe *ForwardedError
+	if !errors.As(err, &fe) || fe.Code != "not_found" || !errors.Is(err, workflow.ErrNotFound) || codeOf(err) != "not_found" {
+		t.Fatalf("forwarded start_run of an unknown workflow: %v", err)
+	}
+	if d := a.Snapshot(); len(d.Applied) != 2 || !strings.Contains(string(d.Applied[1].Reply), "not_found") {
+		t.Fatalf("the refusal is not recorded before it is answered: %+v", d.Applied)
+	}
+	waitNoForwardFiles(t, home, 5*time.Second)
+}
+
+// TestForwardWithdrawnWhenNoWriter: with nobody writing, a forwarded request times out
+// with a conflict that says it was withdrawn, and the window that becomes the writer later
+// never applies it.
+func TestForwardWithdrawnWhenNoWriter(t *testing.T) {
+	home := t.TempDir()
+	hold := flock.New(filepath.Join(home, LockName)) // a writer that never answers
+	if ok, err := hold.TryLock(); err != nil || !ok {
+		t.Fatalf("hold state.lock: %v %v", ok, err)
+	}
+	b := openStarted(t, home)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := Call(ctx, b, &Request{Op: "add_workflow", Workflow: wfJSON("late"), Forward: true})
+	if !errors.Is(err, workflow.ErrConflict) || !strings.Contains(err.Error(), "withdrawn") {
+		t.Fatalf("forward with no writer: %v, want a conflict saying it was withdrawn", err)
+	}
+	if left := forwardFiles(home); len(left) > 0 {
+		t.Fatalf("a withdrawn request left %v", left)
+	}
+	sub := b.Subscribe()
+	_ = hold.Unlock()
+	for b.Role() != RoleWriter {
+		<-sub.C
+	}
+	if _, err := Call(context.Background(), b, &Request{Op: "add_workflow", Workflow: wfJSON("after")}); err != nil {
+		t.Fatal(err)
+	}
+	if d := b.Snapshot(); d.Workflow("late") != nil || len(d.Applied) != 0 {
+		t.Fatalf("a withdrawn request was applied: %v, applied %+v", d.Workflows, d.Applied)
+	}
+}
+
+// TestRecordForwardedAppliesOnce: the id is looked for in the save that would apply the
+// request again: a second apply changes nothing and says errAlreadyApplied, and a failed
+// change records nothing.
+func TestRecordForwardedAppliesOnce(t *testing.T) {
+	w := openStarted(t, t.TempDir())
+	rec := &forwarded{id: strings.Repeat("ab", 16), at: time.Now()}
+	ctx := context.WithValue(context.Background(), forwardedKey{}, rec)
+	def := func(name string) store.Workflow {
+		return store.Workflow{Name: name, MaxConcurrent: 1, OnOwnerLost: "fail", Steps: []store.Step{{Argv: []string{"true"}}}}
+	}
+	if _, err := w.Intents().AddWorkflow(ctx, store.Workflow{Name: "bad"}); err == nil {
+		t.Fatal("an invalid workflow was added")
+	}
+	if d := w.Snapshot(); len(d.Applied) != 0 {
+		t.Fatalf("a failed change was recorded: %+v", d.Applied)
+	}
+	if _, err := w.Intents().AddWorkflow(ctx, def("first")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Intents().AddWorkflow(ctx, def("second")); !errors.Is(err, errAlreadyApplied) {
+		t.Fatalf("second apply of one request: %v, want errAlreadyApplied", err)
+	}
+	d := w.Snapshot()
+	if d.Workflow("second") != nil || len(d.Applied) != 1 || d.Applied[0].ID != rec.id {
+		t.Fatalf("after two applies: workflows %v, applied %+v", d.Workflows, d.Applied)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(d.Applied[0].Reply, &out); err != nil || out["ok"] != true || out["generation"] != float64(d.Generation) {
+		t.Fatalf("recorded outcome %s (err %v), want ok at generation %d", d.Applied[0].Reply, err, d.Generation)
+	}
+}
+
+// TestAppliedBounded: entries that a request file names stay; the others go when older
+// than appliedKeep or beyond the newest appliedMaxIdle.
+func TestAppliedBounded(t *testing.T) {
+	now := time.Now()
+	d := &store.Doc{}
+	d.Applied = append(d.Applied, store.Applied{ID: "old-live", At: now.Add(-time.Hour)}, store.Applied{ID: "old", At: now.Add(-appliedKeep - time.Second)})
+	for i := range appliedMaxIdle + 5 {
+		d.Applied = append(d.Applied, store.Applied{ID: fmt.Sprint("n", i), At: now})
+	}
+	rec := &forwarded{id: "new", at: now, live: map[string]bool{"old-live": true}}
+	rec.add(d, nil)
+	ids := map[string]bool{}
+	for _, a := range d.Applied {
+		ids[a.ID] = true
+	}
+	if !ids["old-live"] || ids["old"] || !ids["new"] || ids["n4"] || !ids["n5"] || len(d.Applied) != appliedMaxIdle+2 {
+		t.Fatalf("kept %d entries: %v", len(d.Applied), ids)
+	}
+	if d.Applied[0].ID != "old-live" || d.Applied[len(d.Applied)-1].ID != "new" {
+		t.Fatal("Applied is no longer oldest first")
+	}
+}
+
+// TestDecodeForwardRequest: the request file is untrusted input.
+func TestDecodeForwardRequest(t *testing.T) {
+	id := strings.Repeat("0f", 16)
+	good := fmt.Sprintf(`{"id":%q,"requester":{"pid":7,"start":1,"boot":"b","instance":"i"},"request":{"op":"start_run","workflow":"w","forward":true}}`, id)
+	fr, err := decodeForwardRequest(id, []byte(good))
+	if err != nil || fr.Request.Op != "start_run" || fr.Request.Forward || fr.Requester.PID != 7 {
+		t.Fatalf("good request: %+v, %v", fr, err)
+	}
+	bad := map[string]string{
+		"unknown field":     strings.Replace(good, `"op"`, `"zz":1,"op"`, 1),
+		"unknown top field": strings.Replace(good, `"id"`, `"x":1,"id"`, 1),
+		"trailing data":     good + `{}`,
+		"other id":          strings.Replace(good, id, strings.Repeat("1f", 16), 1),
+		"no requester":      strings.Replace(good, `"instance":"i"`, `"instance":""`, 1),
+		"read op":           strings.Replace(good, `"start_run"`, `"snapshot"`, 1),
+		"request_write":     strings.Replace(good, `"start_run"`, `"request_write"`, 1),
+		"wrong type":        strings.Replace(good, `"pid":7`, `"pid":"7"`, 1),
+		"not json":          "not json",
+		"too large":         good + strings.Repeat(" ", maxForwardFile),
+	}
+	for what, s := range bad {
+		if _, err := decodeForwardRequest(id, []byte(s)); err == nil {
+			t.Errorf("%s: accepted", what)
+		}
+	}
+	for _, name := range []string{id + ".json", id + ".withdrawn", id + ".taken-x"} {
+		if _, ok := parseRequestName(name); !ok {
+			t.Errorf("%s: not a request name", name)
+		}
+	}
+	for _, name := range []string{id + ".taken-", id[1:] + ".json", strings.ToUpper(id) + ".json", id + ".tmp", ".baton-tmp-" + id + ".json-1-2"} {
+		if _, ok := parseRequestName(name); ok {
+			t.Errorf("%s: taken for a request name", name)
+		}
+	}
+}
+
+// TestMalformedRequestAnswered: a request file that does not decode is answered with an
+// invalid reply, never applied, and the writer goes on serving.
+func TestMalformedRequestAnswered(t *testing.T) {
+	home := t.TempDir()
+	a := openStarted(t, home)
+	b := openStarted(t, home)
+	id := strings.Repeat("c3", 16)
+	if err := store.WriteFileAtomic(requestPath(home, id, ".json"), []byte(`{"id":"`+id+`","request":{"op":"start_run"},"extra":1}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := os.Stat(requestPath(home, id, ".json")); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the writer did not take the malformed request")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Answered (the claim goes), and the reply, which names no window, is removed as
+	// abandoned at once.
+	waitNoForwardFiles(t, home, 5*time.Second)
+	if _, err := Call(context.Background(), b, &Request{Op: "add_workflow", Workflow: wfJSON("next"), Forward: true}); err != nil {
+		t.Fatalf("the writer stopped serving after a malformed request: %v", err)
+	}
+	if d := a.Snapshot(); len(d.Applied) != 1 {
+		t.Fatalf("Applied %+v, want only the good request", d.Applied)
+	}
+}

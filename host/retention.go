@@ -1,0 +1,240 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"baton/host/proc"
+	"baton/store"
+	"baton/workflow"
+)
+
+// Retention in the writer: a pass, run from the writer's housekeeping loop (never inside a
+// save a person waits for), lists the home's history (the document's runs and the
+// archive's), asks workflow.Retain what goes, deletes those runs' logs and then compacts
+// the archive without them. The deletion rule holds: a log is deleted only when its run is
+// provably finished (a terminal status in the document or the archive, and not active in
+// the newest document), and an archived run only once its log is gone, so no log is ever
+// left without a record to find it by. Work per pass is bounded; what is left waits for
+// the next pass.
+
+const (
+	// retentionMaxDeletes bounds the logs one pass deletes (a home that never had
+	// retention may hold millions): about a second of unlinks.
+	retentionMaxDeletes = 20000
+	// retentionMaxRewrite bounds the archive bytes one pass rewrites past its first file.
+	retentionMaxRewrite = 64 << 20
+	// logBlock is the least a log costs on disk: one block of a common file system, even
+	// for a few bytes. Counting it keeps the file count bounded by the size cap too.
+	logBlock = 4096
+	// retentionDuty bounds the writer's time spent on retention: after a pass that took d,
+	// the next starts no sooner than retentionDuty*d later (2%), however often it is asked.
+	retentionDuty = 50
+)
+
+// retentionState is what a window's retention passes keep between them.
+type retentionState struct {
+	mu    sync.Mutex       // one pass at a time
+	costs map[string]int64 // the log cost of finished runs, measured once: a finished run's log is complete
+	idle  atomic.Int64     // no pass starts before this (unix ns): see retentionDuty
+}
+
+// retentionStates holds each open window's retentionState; it goes when the window closes.
+var retentionStates sync.Map // *Window -> *retentionState
+
+func (w *Window) retention() *retentionState {
+	if s, ok := retentionStates.Load(w); ok {
+		return s.(*retentionState)
+	}
+	s, loaded := retentionStates.LoadOrStore(w, &retentionState{costs: map[string]int64{}})
+	if !loaded {
+		context.AfterFunc(w.ctx, func() { retentionStates.Delete(w) })
+	}
+	return s.(*retentionState)
+}
+
+// RetentionReport says what one retention pass did.
+type RetentionReport struct {
+	Runs        int                `json:"runs"`         // runs of the history looked at
+	ByRule      int                `json:"by_rule"`      // runs the workflows' rules drop
+	ByCap       int                `json:"by_cap"`       // more runs the size cap drops
+	LogsRemoved int                `json:"logs_removed"` // logs deleted by this pass
+	LogBytes    int64              `json:"log_bytes"`    // what they cost on disk
+	Pending     int                `json:"pending"`      // dropped runs left for the next pass (the bound)
+	Archive     store.CompactStats `json:"archive"`
+	KeptBytes   int64              `json:"kept_bytes"` // what the history kept costs
+	Took        time.Duration      `json:"took"`
+}
+
+// retentionPass applies the home's retention once, as the writer of term t, unless the
+// last pass was too recent for its cost (see retentionDuty). The writer's housekeeping
+// calls it now and then; it logs what it did and any error.
+func (w *Window) retentionPass(t *Term) {
+	if time.Now().UnixNano() < w.retention().idle.Load() {
+		return
+	}
+	rep, err := w.retain(t, w.opts.Now())
+	if err != nil {
+		w.opts.Logf("retention: %v", err)
+	}
+	if rep.LogsRemoved+rep.Archive.Dropped > 0 {
+		w.opts.Logf("retention: %d logs (%d bytes) and %d archived runs removed, %d left for the next pass, in %s",
+			rep.LogsRemoved, rep.LogBytes, rep.Archive.Dropped, rep.Pending, rep.Took)
+	}
+}
+
+// retain is one retention pass at time now. It stops where it is once term t ends.
+func (w *Window) retain(t *Term, now time.Time) (RetentionReport, error) {
+	st := w.retention()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	start := time.Now()
+	var rep RetentionReport
+	defer func() { st.idle.Store(time.Now().Add(retentionDuty * time.Since(start)).UnixNano()) }()
+	if t.ctx.Err() != nil {
+		return rep, t.endedError()
+	}
+	arch := w.st.Archive()
+	store.CleanTemps(arch.Dir(), proc.TagGone) // a compaction's temp file whose process died
+	archived, err := arch.Runs()
+	if err != nil {
+		return rep, err
+	}
+	doc := w.Snapshot()
+	entries := workflow.HistoryOf(doc, archived)
+	for i := range entries {
+		entries[i].Bytes += st.logCost(w.home, &entries[i])
+	}
+	v := workflow.Retain(entries, workflow.PolicyOf(doc), now)
+	rep.Runs, rep.ByRule, rep.ByCap, rep.KeptBytes = len(entries), v.ByRule, v.ByCap, v.KeptBytes
+
+	gone := w.removeLogs(t, v.Drop, &rep)
+	for id := range gone {
+		delete(st.costs, id)
+	}
+	rep.Archive, err = arch.Compact(gone, retentionMaxRewrite, func() error {
+		if t.ctx.Err() != nil {
+			return t.endedError()
+		}
+		return w.checkLock()
+	})
+	rep.Took = time.Since(start)
+	return rep, err
+}
+
+// removeLogs deletes the logs of the dropped runs, oldest first, at most
+// retentionMaxDeletes, and returns the runs whose logs are gone (deleted now or before).
+// A run active in the newest document is skipped whatever the verdict (the second wall).
+func (w *Window) removeLogs(t *Term, drop []workflow.Entry, rep *RetentionReport) map[string]bool {
+	active := map[string]bool{}
+	for _, r := range w.Snapshot().Runs {
+		if r.Active() {
+			active[r.ID] = true
+		}
+	}
+	gone := make(map[string]bool, len(drop))
+	for _, e := range drop {
+		if t.ctx.Err() != nil || rep.LogsRemoved == retentionMaxDeletes {
+			rep.Pending++
+			continue
+		}
+		path, err := workflow.LogPath(w.home, e.ID)
+		if err != nil || active[e.ID] {
+			continue
+		}
+		cost := logCost(w.home, e.ID)
+		switch err := os.Remove(path); {
+		case err == nil:
+			rep.LogsRemoved++
+			rep.LogBytes += cost
+			gone[e.ID] = true
+		case errors.Is(err, fs.ErrNotExist):
+			gone[e.ID] = true
+		default:
+			w.opts.Logf("retention: %v", err)
+		}
+	}
+	return gone
+}
+
+// logCost is what e's log costs on disk (see logCost), measured once for a finished run.
+func (st *retentionState) logCost(home string, e *workflow.Entry) int64 {
+	if c, ok := st.costs[e.ID]; ok {
+		return c
+	}
+	c := logCost(home, e.ID)
+	if !e.Active {
+		st.costs[e.ID] = c
+	}
+	return c
+}
+
+// logCost is what run id's log costs on disk: its size rounded up to whole blocks, at
+// least one block; nothing when it has none.
+func logCost(home, id string) int64 {
+	path, err := workflow.LogPath(home, id)
+	if err != nil {
+		return 0
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return 0
+	}
+	return max(logBlock, (fi.Size()+logBlock-1)/logBlock*logBlock)
+}
+
+// SetRetention sets the history retention of workflow name, or the home's default and
+// size cap when name is "". A nil r (or one with every field zero) goes back to the
+// defaults. It returns the generation saved.
+func (s *Intents) SetRetention(ctx context.Context, name string, r *store.Retention) (uint64, error) {
+	if r != nil && *r == (store.Retention{}) {
+		r = nil
+	}
+	if err := r.Validate(name == ""); err != nil {
+		return 0, fmt.Errorf("%w: %w", workflow.ErrInvalid, err)
+	}
+	d, err := s.update(ctx, func(d *store.Doc) error {
+		cur := &d.Retention
+		if name != "" {
+			wf := d.Workflow(name)
+			if wf == nil {
+				return fmt.Errorf("%w: no workflow named %q", workflow.ErrNotFound, name)
+			}
+			cur = &wf.Retention
+		}
+		if *cur == nil && r == nil || *cur != nil && r != nil && **cur == *r {
+			return store.ErrNoChange
+		}
+		*cur = nil
+		if r != nil {
+			c := *r
+			*cur = &c
+		}
+		return nil
+	})
+	return gen(d), err
+}
+
+// setRetentionOp is the control channel's set_retention: raw is the "retention" object,
+// or null to go back to the defaults; name is the workflow, "" for the home.
+func setRetentionOp(ctx context.Context, in *Intents, name string, raw json.RawMessage) (map[string]any, error) {
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("%w: set_retention needs \"retention\": an object, or null for the defaults", workflow.ErrInvalid)
+	}
+	var r *store.Retention
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%w: retention: %v", workflow.ErrInvalid, err)
+	}
+	g, err := in.SetRetention(ctx, name, r)
+	return map[string]any{"generation": g}, err
+}

@@ -1,0 +1,107 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"baton/host"
+	"baton/store"
+	"baton/workflow"
+)
+
+// BenchmarkRunStartFyne measures start_run → the first step's process running (the
+// journal's step_start time, taken once the step's exec succeeded) with this test binary,
+// which links Fyne, as the runs' supervisor, as the app's binary is: "spare" hands each
+// run to the spare supervisor the engine keeps started ahead of time (the app's way);
+// "own" turns spares off, so each run starts a supervisor of its own and pays the
+// binary's exec and Fyne's package initialisation between start_run and its step:
+//
+//	CGO_ENABLED=0 go test -run '^$' -bench BenchmarkRunStartFyne -benchtime 100x ./ui/
+func BenchmarkRunStartFyne(b *testing.B) {
+	for _, spare := range []bool{true, false} {
+		b.Run(map[bool]string{true: "spare", false: "own"}[spare], func(b *testing.B) {
+			if !spare {
+				defer func(f func() *exec.Cmd) { workflow.SpareCommand = f }(workflow.SpareCommand)
+				workflow.SpareCommand = nil
+			}
+			benchRunStart(b)
+		})
+	}
+}
+
+// benchRunStart starts runs of a step that waits for its gate file, one at a time, in a
+// writer window of this process, and reports the start latencies' p50_ms and p99_ms.
+func benchRunStart(b *testing.B) {
+	b.Setenv("XDG_CONFIG_HOME", b.TempDir())
+	home, gates := newHome(b), b.TempDir()
+	w, err := host.Open(home, host.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Start(); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	gated := store.Step{Argv: []string{"sh", "-c", `while [ ! -e "$0/$BATON_RUN_ID" ]; do sleep 0.005; done`, gates}}
+	if _, err := w.Intents().AddWorkflow(ctx, store.Workflow{Name: "gated", Steps: []store.Step{gated}}); err != nil {
+		b.Fatal(err)
+	}
+	var lat []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		run, _, err := w.Intents().StartRun(ctx, "gated", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		j := waitRunJournal(b, home, run.ID, func(j workflow.Journal) bool { return len(j.Steps) > 0 })
+		lat = append(lat, j.Steps[0].Started.Sub(t0))
+		if err := os.WriteFile(filepath.Join(gates, run.ID), nil, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		waitRunDoc(b, w, fmt.Sprintf("run %s recorded", run.ID), func(d *store.Doc) bool {
+			r := d.Run(run.ID)
+			return r == nil || !r.Active()
+		})
+	}
+	slices.Sort(lat)
+	at := func(p int) float64 { return float64(lat[(len(lat)-1)*p/100]) / float64(time.Millisecond) }
+	b.ReportMetric(at(50), "p50_ms")
+	b.ReportMetric(at(99), "p99_ms")
+}
+
+// waitRunJournal polls run id's journal (1 ms apart: the latency measured is the journal's
+// own timestamp, not when this poll sees it) until cond holds.
+func waitRunJournal(b *testing.B, home, id string, cond func(workflow.Journal) bool) workflow.Journal {
+	b.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if j, err := workflow.ReadJournal(home, id); err == nil && cond(j) {
+			return j
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("run %s: its journal never showed the step started", id)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// waitRunDoc waits, on the window's events, until cond holds for its snapshot.
+func waitRunDoc(b *testing.B, w *host.Window, what string, cond func(*store.Doc) bool) {
+	b.Helper()
+	sub := w.Subscribe()
+	defer sub.Close()
+	deadline := time.After(30 * time.Second)
+	for !cond(w.Snapshot()) {
+		select {
+		case <-sub.C:
+		case <-deadline:
+			b.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+)
+
+// ScrollEntry is an Entry over which the mouse wheel scrolls the form around it.
+//
+// Fyne 2.7's Entry keeps its own scroller for its text, and the driver gives a wheel
+// event to the innermost scrollable under the pointer: over a form made of entries the
+// wheel did nothing. While it does not have the focus a ScrollEntry has no scroller of
+// its own (Wrapping off, Scroll none), clips its text itself and hands the wheel to
+// outer; with the focus it is a plain Entry again, so long text scrolls under the caret.
+type ScrollEntry struct {
+	widget.Entry
+	outer func() fyne.Scrollable // the container the wheel scrolls; nil does nothing
+	wrap  fyne.TextWrap          // the Entry's own wrapping, restored with the focus
+	rows  int                    // rows shown by a multi-line entry; 0 for one line
+	min   fyne.Size              // the size a plain Entry like this one needs
+}
+
+// newScrollEntry returns a ScrollEntry whose wheel scrolls outer: single-line for rows
+// 0, else multi-line showing rows rows.
+func newScrollEntry(rows int, outer func() fyne.Scrollable) *ScrollEntry {
+	e := &ScrollEntry{outer: outer, rows: rows}
+	e.MultiLine = rows > 0
+	e.ExtendBaseWidget(e)
+	if rows > 0 {
+		e.SetMinRowsVisible(rows)
+	}
+	e.wrap = e.Wrapping
+	e.unfocused()
+	return e
+}
+
+// unfocused drops the Entry's own scroller: the wheel then reaches Scrolled.
+func (e *ScrollEntry) unfocused() {
+	e.Wrapping, e.Scroll = fyne.TextWrapOff, fyne.ScrollNone
+}
+
+// Scrolled passes the wheel to the form around the entry.
+func (e *ScrollEntry) Scrolled(ev *fyne.ScrollEvent) {
+	if e.outer != nil {
+		if o := e.outer(); o != nil {
+			o.Scrolled(ev)
+		}
+	}
+}
+
+// FocusGained gives the Entry its scroller back, for typing in long text.
+func (e *ScrollEntry) FocusGained() {
+	e.Wrapping, e.Scroll = e.wrap, fyne.ScrollBoth
+	e.Entry.FocusGained()
+}
+
+// FocusLost hands the wheel back to the form.
+func (e *ScrollEntry) FocusLost() {
+	e.unfocused()
+	e.Entry.FocusLost()
+}
+
+// MinSize is what a plain Entry needs: without its scroller an Entry would ask for the
+// width of its whole text and widen the window.
+func (e *ScrollEntry) MinSize() fyne.Size {
+	if e.min.IsZero() {
+		plain := widget.NewEntry()
+		if e.rows > 0 {
+			plain = widget.NewMultiLineEntry()
+			plain.SetMinRowsVisible(e.rows)
+		}
+		e.min = plain.MinSize()
+	}
+	return e.min
+}
