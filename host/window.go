@@ -390,6 +390,14 @@ func (w *Window) Close() error {
 	w.mu.Unlock()
 	if t != nil {
 		t.engine.Stop("window closed while the run was going")
+		// The document says no window writes any more, so the next window becomes the
+		// writer rather than "takes over" from one that did not die.
+		_, _ = t.Update(context.Background(), func(d *store.Doc) error {
+			if d.Writer != nil && d.Writer.Instance == t.Owner().Instance {
+				d.Writer = nil
+			}
+			return nil
+		})
 		_ = w.st.KeepPrevious()
 		_ = w.audit.Append(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
 	}

@@ -37,7 +37,8 @@ func RoleTone(r host.Role) Tone {
 func RoleText(st host.Status, tk host.Takeover, doc *store.Doc, now time.Time) string {
 	switch RoleOf(st) {
 	case host.RoleWriter:
-		if tk.Epoch == 0 || tk.OldOwner == nil || now.Sub(tk.Completed) > TakeoverNoteFor {
+		quiet := tk.OldOwner == nil && len(tk.Reaped) == 0 && len(tk.Adopted) == 0 // the last writer closed: nothing to tell
+		if tk.Epoch == 0 || quiet || now.Sub(tk.Completed) > TakeoverNoteFor {
 			return "Writer"
 		}
 		return "Writer — " + TakeoverText(tk)
@@ -93,7 +94,7 @@ func TakeoverText(tk host.Takeover) string {
 	if len(what) == 0 {
 		what = append(what, "no runs were left running")
 	}
-	from := "took over"
+	from := "became the writer" // the last writer closed normally
 	if tk.OldOwner != nil {
 		from = fmt.Sprintf("took over from pid %d", tk.OldOwner.PID)
 	}

@@ -91,7 +91,7 @@ func TestTakeoverText(t *testing.T) {
 		tk   host.Takeover
 		want string
 	}{
-		{host.Takeover{TookMS: 1.25}, "took over, no runs were left running, 1.2 ms"},
+		{host.Takeover{TookMS: 1.25}, "became the writer, no runs were left running, 1.2 ms"},
 		{host.Takeover{OldOwner: &store.Owner{PID: 5}, TookMS: 12.6, Reaped: []workflow.Orphan{{Action: "requeued"}}},
 			"took over from pid 5, re-queued 1 run it left running, 13 ms"},
 		{host.Takeover{OldOwner: &store.Owner{PID: 5}, TookMS: 9, Reaped: []workflow.Orphan{{Action: "failed"}, {Action: "requeued"}, {Action: "requeued"}}},
