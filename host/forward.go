@@ -574,27 +574,31 @@ func (w *Window) sweepForwarded(t *Term) {
 	for _, dir := range []string{requestsDir, repliesDir} {
 		store.CleanTemps(filepath.Join(w.home, dir), proc.TagGone)
 	}
-	abandoned := func(path string, v any, requester *store.Owner) bool {
-		data, err := readCapped(path)
-		if err != nil && !errors.Is(err, errTooLarge) {
-			return false
-		}
-		_ = decodeStrict(data, v) // a file that does not decode names no window
-		alive, _ := ownerAlive(w.home, t.self, *requester)
-		return !alive
-	}
 	for _, p := range listDir(filepath.Join(w.home, repliesDir)) {
-		var r forwardReply
-		if n, ok := strings.CutSuffix(filepath.Base(p), ".json"); ok && validRequestID(n) && abandoned(p, &r, &r.Requester) {
+		if n, ok := strings.CutSuffix(filepath.Base(p), ".json"); ok && validRequestID(n) && w.requesterGone(t, p) {
 			_ = os.Remove(p)
 		}
 	}
 	for _, p := range listDir(filepath.Join(w.home, requestsDir)) {
-		var r forwardRequest
-		if n, ok := parseRequestName(filepath.Base(p)); ok && n.suffix == ".withdrawn" && abandoned(p, &r, &r.Requester) {
+		if n, ok := parseRequestName(filepath.Base(p)); ok && n.suffix == ".withdrawn" && w.requesterGone(t, p) {
 			_ = os.Remove(p)
 		}
 	}
+}
+
+// requesterGone reports whether the window a request or reply file names as its
+// requester is dead. A file that does not name one (it does not decode) is nobody's.
+func (w *Window) requesterGone(t *Term, path string) bool {
+	data, err := readCapped(path)
+	if err != nil && !errors.Is(err, errTooLarge) {
+		return false
+	}
+	var f struct {
+		Requester store.Owner `json:"requester"`
+	}
+	_ = json.Unmarshal(data, &f)
+	alive, _ := ownerAlive(w.home, t.self, f.Requester)
+	return !alive
 }
 
 func listDir(dir string) []string {

@@ -86,6 +86,35 @@ func TestForwardedStartRunRunsOnceInWriter(t *testing.T) {
 	waitNoForwardFiles(t, home, 10*time.Second)
 }
 
+// TestForwardedCancelRun: a reader's cancel_run with forward stops the writer's run; the
+// reply comes once the writer recorded it cancelled.
+func TestForwardedCancelRun(t *testing.T) {
+	home, marks := t.TempDir(), t.TempDir()
+	a := startChild(t, home)
+	if a.initialRole() != "writer" {
+		t.Fatal("a is not the writer")
+	}
+	a.ok(addWF("slow", 1, "fail", sleeper(marks, 60)...))
+	b := startChild(t, home)
+	if b.initialRole() != "reader" {
+		t.Fatal("b is not a reader")
+	}
+	run := b.ok(fwd(startRun("slow", "")))["run"].(string)
+	runningWithGroup(t, a, run)
+	if r := b.ok(fwd(map[string]any{"op": "cancel_run", "run": run})); r["forwarded_to"] != float64(a.pid) {
+		t.Fatalf("cancel reply %v does not name the writer", r)
+	}
+	status := ""
+	for _, r := range a.snapshot().Runs {
+		if r.ID == run {
+			status = r.Status
+		}
+	}
+	if status != "cancelled" {
+		t.Fatalf("run %s is %q in the writer after its forwarded cancel was answered", run, status)
+	}
+}
+
 // TestForwardedOnceWhenWriterDies: the writer is killed after it applied a forwarded
 // start_run, before and after it answered; the survivor finds the request claimed by a
 // dead window and answers it from workflows.json: one run, the one in the reply.

@@ -77,6 +77,7 @@ func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Do
 	if t.ctx.Err() != nil {
 		return nil, t.endedError()
 	}
+	fn = recordForwarded(ctx, fn) // a forwarded request is recorded in the save that applies it
 	doc, err := t.w.st.Update(func(d *store.Doc) error {
 		if t.ctx.Err() != nil { // no window locks here: this runs under the store's
 			return t.endedError()
