@@ -8,20 +8,6 @@ import (
 	"baton/workflow"
 )
 
-// KindRename is the audit entry of a workflow renamed (Renamed).
-const KindRename = "rename"
-
-// Renamed is the audit record of a rename: the old name, the new one, and how many
-// archived runs were relabelled.
-type Renamed struct {
-	From     string `json:"from"`
-	To       string `json:"to"`
-	Archived int    `json:"archived"`
-}
-
-// AuditKind names the record's kind in the audit log.
-func (Renamed) AuditKind() string { return KindRename }
-
 // RenameWorkflow renames workflow from to to: the definition, its runs and its schedules
 // change in one save (workflow.RenameWorkflow). Then its archived runs, which live in
 // append-only files outside the document, are appended again under the new name: the
@@ -38,24 +24,23 @@ func (s *Intents) RenameWorkflow(ctx context.Context, from, to string) (uint64, 
 	if err != nil || name == from { // refused, or the same name: nothing was saved
 		return gen(d), err
 	}
-	n, err := s.relabelArchive(from, name)
-	_ = s.w.audit.Append(Renamed{From: from, To: name, Archived: n})
-	if err != nil {
+	s.note(store.WorkflowChange{Action: store.ChangeRenamed, Workflow: name, From: from, Generation: gen(d)})
+	if err := s.relabelArchive(from, name); err != nil {
 		return gen(d), fmt.Errorf("renamed %q to %q, but its archived runs keep the old name: %w", from, name, err)
 	}
 	return gen(d), nil
 }
 
-// relabelArchive appends every archived run of workflow from again, named to, and
-// returns how many. The runs in the document were renamed already, so every run History
-// still finds under from is an archived one.
-func (s *Intents) relabelArchive(from, to string) (int, error) {
+// relabelArchive appends every archived run of workflow from again, named to. The runs in
+// the document were renamed already, so every run History still finds under from is an
+// archived one.
+func (s *Intents) relabelArchive(from, to string) error {
 	var runs []store.Run
 	q := store.HistoryQuery{Workflow: from, Limit: store.MaxHistoryLimit}
 	for {
 		page, err := s.w.st.History(q)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		for _, r := range page.Runs {
 			r.Workflow = to
@@ -66,5 +51,5 @@ func (s *Intents) relabelArchive(from, to string) (int, error) {
 		}
 		q.Before = page.Next
 	}
-	return len(runs), s.w.st.Archive().Append(runs)
+	return s.w.st.Archive().Append(runs)
 }

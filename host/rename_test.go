@@ -77,15 +77,15 @@ func TestRenameWorkflowHistoryFollows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec Renamed
+	var rec store.WorkflowChange
 	for _, e := range entries {
-		if e.Kind == KindRename {
+		if e.Kind == store.KindWorkflowChange {
 			if err := e.Decode(&rec); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if rec != (Renamed{From: "report", To: "weekly", Archived: 2}) {
-		t.Errorf("audit record %+v", rec)
+	if rec.Action != store.ChangeRenamed || rec.From != "report" || rec.Workflow != "weekly" || rec.Generation == 0 {
+		t.Errorf("audit record %+v, want the rename", rec)
 	}
 }

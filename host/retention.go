@@ -38,13 +38,23 @@ const (
 	// retentionDuty bounds the writer's time spent on retention: after a pass that took d,
 	// the next starts no sooner than retentionDuty*d later (2%), however often it is asked.
 	retentionDuty = 50
+	// retentionIdle is how often a pass comes while nothing was saved since the last one:
+	// only the passing of time can drop runs then.
+	retentionIdle = time.Hour
 )
+
+// retentionFirst is how long after a takeover the first pass comes (the takeover's own
+// work goes first); retentionEvery is how often passes come after it. Variables for the
+// tests only.
+var retentionFirst, retentionEvery = 10 * time.Second, time.Minute
 
 // retentionState is what a window's retention passes keep between them.
 type retentionState struct {
 	mu    sync.Mutex       // one pass at a time
 	costs map[string]int64 // the log cost of finished runs, measured once: a finished run's log is complete
 	idle  atomic.Int64     // no pass starts before this (unix ns): see retentionDuty
+	gen   atomic.Uint64    // the generation of the document the last pass looked at
+	at    atomic.Int64     // when the last pass began (unix ns)
 }
 
 // retentionStates holds each open window's retentionState; it goes when the window closes.
@@ -74,11 +84,30 @@ type RetentionReport struct {
 	Took        time.Duration      `json:"took"`
 }
 
+// retentionLoop runs retention passes for writer term t, the first retentionFirst after
+// the takeover, then every retentionEvery, until the term ends. Run it in its own
+// goroutine: a pass over a big home takes seconds, which no schedule may wait for.
+func (w *Window) retentionLoop(t *Term) {
+	timer := time.NewTimer(retentionFirst)
+	defer timer.Stop()
+	for {
+		select {
+		case <-t.Done():
+			return
+		case <-timer.C:
+		}
+		w.retentionPass(t)
+		timer.Reset(retentionEvery)
+	}
+}
+
 // retentionPass applies the home's retention once, as the writer of term t, unless the
-// last pass was too recent for its cost (see retentionDuty). The writer's housekeeping
-// calls it now and then; it logs what it did and any error.
+// last pass was too recent for its cost (see retentionDuty), or nothing was saved since it
+// and it is less than retentionIdle ago. It logs what it did and any error.
 func (w *Window) retentionPass(t *Term) {
-	if time.Now().UnixNano() < w.retention().idle.Load() {
+	st, now := w.retention(), time.Now()
+	if now.UnixNano() < st.idle.Load() ||
+		w.Snapshot().Generation == st.gen.Load() && now.Sub(time.Unix(0, st.at.Load())) < retentionIdle {
 		return
 	}
 	rep, err := w.retain(t, w.opts.Now())
@@ -104,11 +133,13 @@ func (w *Window) retain(t *Term, now time.Time) (RetentionReport, error) {
 	}
 	arch := w.st.Archive()
 	store.CleanTemps(arch.Dir(), proc.TagGone) // a compaction's temp file whose process died
+	doc := w.Snapshot()
+	st.gen.Store(doc.Generation)
+	st.at.Store(start.UnixNano())
 	archived, err := arch.Runs()
 	if err != nil {
 		return rep, err
 	}
-	doc := w.Snapshot()
 	entries := workflow.HistoryOf(doc, archived)
 	for i := range entries {
 		entries[i].Bytes += st.logCost(w.home, &entries[i])
@@ -116,9 +147,9 @@ func (w *Window) retain(t *Term, now time.Time) (RetentionReport, error) {
 	v := workflow.Retain(entries, workflow.PolicyOf(doc), now)
 	rep.Runs, rep.ByRule, rep.ByCap, rep.KeptBytes = len(entries), v.ByRule, v.ByCap, v.KeptBytes
 
-	gone := w.removeLogs(t, v.Drop, &rep)
-	for id := range gone {
-		delete(st.costs, id)
+	gone := w.removeLogs(t, st, v.Drop, &rep)
+	if len(st.costs) > 2*len(entries) { // forget the runs no longer in the history
+		st.costs = make(map[string]int64, len(entries))
 	}
 	rep.Archive, err = arch.Compact(gone, retentionMaxRewrite, func() error {
 		if t.ctx.Err() != nil {
@@ -133,7 +164,7 @@ func (w *Window) retain(t *Term, now time.Time) (RetentionReport, error) {
 // removeLogs deletes the logs of the dropped runs, oldest first, at most
 // retentionMaxDeletes, and returns the runs whose logs are gone (deleted now or before).
 // A run active in the newest document is skipped whatever the verdict (the second wall).
-func (w *Window) removeLogs(t *Term, drop []workflow.Entry, rep *RetentionReport) map[string]bool {
+func (w *Window) removeLogs(t *Term, st *retentionState, drop []workflow.Entry, rep *RetentionReport) map[string]bool {
 	active := map[string]bool{}
 	for _, r := range w.Snapshot().Runs {
 		if r.Active() {
@@ -150,14 +181,18 @@ func (w *Window) removeLogs(t *Term, drop []workflow.Entry, rep *RetentionReport
 		if err != nil || active[e.ID] {
 			continue
 		}
-		cost := logCost(w.home, e.ID)
+		cost, known := st.costs[e.ID]
+		if known && cost == 0 { // gone already (a record that waits for its file's compaction)
+			gone[e.ID] = true
+			continue
+		}
 		switch err := os.Remove(path); {
 		case err == nil:
 			rep.LogsRemoved++
 			rep.LogBytes += cost
-			gone[e.ID] = true
+			gone[e.ID], st.costs[e.ID] = true, 0
 		case errors.Is(err, fs.ErrNotExist):
-			gone[e.ID] = true
+			gone[e.ID], st.costs[e.ID] = true, 0
 		default:
 			w.opts.Logf("retention: %v", err)
 		}

@@ -155,7 +155,7 @@ func TestRetentionPassDeletesOnlyProvablyFinishedHistory(t *testing.T) {
 	}
 	// The second wall: a verdict that names an active run (a stale list) deletes nothing.
 	var r2 RetentionReport
-	if gone := w.removeLogs(tm, []workflow.Entry{{ID: running.ID, Workflow: "w"}}, &r2); len(gone) != 0 || r2.LogsRemoved != 0 {
+	if gone := w.removeLogs(tm, w.retention(), []workflow.Entry{{ID: running.ID, Workflow: "w"}}, &r2); len(gone) != 0 || r2.LogsRemoved != 0 {
 		t.Errorf("the log of running run %s was deleted", running.ID)
 	}
 	// A second pass finds nothing more to do.
@@ -274,8 +274,8 @@ func TestLogCostCountsWholeBlocks(t *testing.T) {
 // nothing leaves), and after each day the writer's retention passes run until nothing is
 // left for them. It reports the files and bytes in the home at the end, the runs kept,
 // and the time of one pass: busy (one that deletes retentionMaxDeletes logs) and steady
-// (a pass with one minute's runs to drop, the writer's every minute), medians over the
-// days. Run with:
+// (a pass with one minute's runs to drop, the writer's every minute: wall and CPU time),
+// medians over the days. Run with:
 //
 //	go test -run '^$' -bench BenchmarkRetentionMonthPerSecond -benchtime=1x -timeout 60m ./host/
 //
@@ -289,7 +289,7 @@ func BenchmarkRetentionMonthPerSecond(b *testing.B) {
 		w, tm := retentionHome(b)
 		h := newHistoryWriter(b, w.Home(), "every-second")
 		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		var busy, steady []time.Duration
+		var busy, steady, steadyCPU []time.Duration
 		for day := range days {
 			end := start.Add(time.Duration(day+1) * 24 * time.Hour)
 			h.write(b, end.Add(-24*time.Hour), 86400, time.Second)
@@ -311,11 +311,12 @@ func BenchmarkRetentionMonthPerSecond(b *testing.B) {
 			if _, err := w.retain(tm, end.Add(-time.Minute)); err != nil {
 				b.Fatal(err)
 			}
+			cpu := cpuTime()
 			rep, err := w.retain(tm, end)
 			if err != nil || rep.Pending != 0 {
 				b.Fatalf("steady pass: %+v, %v", rep, err)
 			}
-			steady = append(steady, rep.Took)
+			steady, steadyCPU = append(steady, rep.Took), append(steadyCPU, cpuTime()-cpu)
 		}
 		files, disk, apparent := homeUsage(b, w.Home())
 		kept, _ := w.st.Archive().Runs()
@@ -327,7 +328,15 @@ func BenchmarkRetentionMonthPerSecond(b *testing.B) {
 		b.ReportMetric(float64(days*86400), "runs_written")
 		b.ReportMetric(ms(median(busy)), "busy_pass_ms")
 		b.ReportMetric(ms(median(steady)), "steady_pass_ms")
+		b.ReportMetric(ms(median(steadyCPU)), "steady_pass_cpu_ms")
 	}
+}
+
+// cpuTime is the CPU time this process used so far (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -426,5 +435,67 @@ func (h *historyWriter) appendPart(tb testing.TB, data []byte) {
 	}
 	if err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// TestRetentionPassSkipsAnIdleHome: while nothing is saved, a pass comes only once an
+// hour (time alone can drop runs then); after a save the next call passes again, once the
+// duty cycle allows.
+func TestRetentionPassSkipsAnIdleHome(t *testing.T) {
+	w, tm := retentionHome(t)
+	st := w.retention()
+	w.retentionPass(tm)
+	first := st.at.Load()
+	if first == 0 {
+		t.Fatal("the first pass did not run")
+	}
+	st.idle.Store(0) // past the duty-cycle wait
+	w.retentionPass(tm)
+	if st.at.Load() != first {
+		t.Error("a pass ran with nothing saved since the last one")
+	}
+	st.at.Store(time.Now().Add(-retentionIdle).UnixNano())
+	w.retentionPass(tm)
+	if st.at.Load() == first {
+		t.Error("no pass an hour later")
+	}
+	last := st.at.Load()
+	if st.idle.Load() <= last {
+		t.Error("a pass did not set when the next may come")
+	}
+	st.idle.Store(time.Now().Add(time.Hour).UnixNano()) // as after a pass of 72 s
+	putRuns(t, tm, oldRun(t, w.Home(), "w", 1, store.StatusSucceeded, time.Now(), 1))
+	w.retentionPass(tm)
+	if st.at.Load() != last {
+		t.Error("a pass came before the duty cycle allowed")
+	}
+	st.idle.Store(0)
+	w.retentionPass(tm)
+	if st.at.Load() == last {
+		t.Error("no pass after a save")
+	}
+}
+
+// TestRetentionLoopPassesAndEndsWithTheTerm: the loop the writer starts at its takeover
+// makes passes, and returns when the term ends.
+func TestRetentionLoopPassesAndEndsWithTheTerm(t *testing.T) {
+	first, every := retentionFirst, retentionEvery
+	retentionFirst, retentionEvery = time.Millisecond, time.Millisecond
+	t.Cleanup(func() { retentionFirst, retentionEvery = first, every })
+	w, tm := retentionHome(t)
+	done := make(chan struct{})
+	go func() { w.retentionLoop(tm); close(done) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for w.retention().at.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no pass within 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	tm.cancel(ErrClosed)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the loop goes on after its term ended")
 	}
 }

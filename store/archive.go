@@ -128,11 +128,15 @@ type Archive struct {
 	maxSize int64
 	now     func() time.Time
 
-	mu         sync.Mutex            // serialises appends and guards the fields below
-	files      map[string]*fileIndex // per file name: what has been read of it
-	all        []histEntry           // every archived run once, newest (highest Seq) first
-	dirty      bool                  // all must be rebuilt from files
-	compacting string                // the file being compacted: appends go to a new part
+	// wmu serialises appends and guards compacting. It is not mu: reading the index, even
+	// a whole file of it again, never holds up an append (a save of the writer).
+	wmu        sync.Mutex
+	compacting string // the file being compacted: appends go to a new part
+
+	mu    sync.Mutex            // guards the index: the fields below
+	files map[string]*fileIndex // per file name: what has been read of it
+	all   []histEntry           // every archived run once, newest (highest Seq) first
+	dirty bool                  // all must be rebuilt from files
 }
 
 // fileIndex is what has been read of one archive file.
@@ -180,8 +184,8 @@ func (a *Archive) Append(runs []Run) error {
 			return fmt.Errorf("archive: encode run %s: %w", runs[i].ID, err)
 		}
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
 	if err := a.ensureDir(); err != nil {
 		return err
 	}
@@ -370,7 +374,10 @@ func (fi *fileIndex) update(path string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("archive: %w", err)
 	}
-	reset := fi.ident != nil && !os.SameFile(fi.ident, st) || st.Size() < fi.size
+	// Appends only ever grow a file: one that is another file (compacted), shorter, or
+	// changed at the same size (compacted into a reused inode and grown back) is read anew.
+	reset := fi.ident != nil && (!os.SameFile(fi.ident, st) || st.Size() == fi.size && !st.ModTime().Equal(fi.ident.ModTime())) ||
+		st.Size() < fi.size
 	if reset {
 		fi.size, fi.entries = 0, nil
 	}
@@ -451,8 +458,17 @@ func (a *Archive) rebuild(names []archFile) {
 }
 
 // errStale says that an archive file changed under its index: compaction replaced or
-// removed it between the index's refresh and a read. Index again and retry.
+// removed it between the index's refresh and a read. Index it again and retry.
 var errStale = errors.New("archive file replaced since it was indexed")
+
+// staleError is errStale for one file.
+type staleError struct {
+	file string
+	err  error
+}
+
+func (e *staleError) Error() string { return e.err.Error() }
+func (e *staleError) Unwrap() error { return errStale }
 
 // load reads the full run of one entry. It returns errStale when the file no longer
 // holds that run where the index says (retention compacted it meanwhile).
@@ -460,7 +476,7 @@ func (a *Archive) load(e histEntry) (Run, error) {
 	path := filepath.Join(a.dir, e.file.name)
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return Run{}, fmt.Errorf("archive: %s: %w", path, errStale)
+		return Run{}, &staleError{e.file.name, fmt.Errorf("archive: %s: %w", path, errStale)}
 	}
 	if err != nil {
 		return Run{}, fmt.Errorf("archive: %w", err)
@@ -469,7 +485,7 @@ func (a *Archive) load(e histEntry) (Run, error) {
 	buf := make([]byte, e.n)
 	var r Run
 	if _, err := f.ReadAt(buf, e.off); err != nil || json.Unmarshal(buf, &r) != nil || r.ID != e.id {
-		return Run{}, fmt.Errorf("archive: %s at %d: run %s: %w", path, e.off, e.id, errStale)
+		return Run{}, &staleError{e.file.name, fmt.Errorf("archive: %s at %d: run %s: %w", path, e.off, e.id, errStale)}
 	}
 	return r, nil
 }
@@ -500,17 +516,22 @@ func (q HistoryQuery) match(seq uint64, workflow, status string) bool {
 }
 
 // staleRetries bounds how often a page is read again because compaction replaced a file
-// under it; compaction replaces a file once a pass, so a second try normally succeeds.
-const staleRetries = 5
+// under it. Retention compacts at most once a pass (a minute), so a second try normally
+// succeeds; the bound is for a machine so loaded that a page spans several compactions.
+const staleRetries = 20
 
 // page merges doc (the live runs) and the archive into one page for q, reading it again
 // if retention compacted the archive meanwhile. Called with a.mu not held.
 func (a *Archive) page(doc *Doc, q HistoryQuery) (HistoryPage, error) {
 	for i := 0; ; i++ {
 		p, err := a.pageOnce(doc, q)
-		if !errors.Is(err, errStale) || i == staleRetries {
+		var se *staleError
+		if !errors.As(err, &se) || i == staleRetries {
 			return p, err
 		}
+		a.mu.Lock()
+		delete(a.files, se.file) // whatever its size and identity say: read it anew
+		a.mu.Unlock()
 	}
 }
 

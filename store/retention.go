@@ -112,7 +112,7 @@ func (a *Archive) Compact(drop map[string]bool, maxRewrite int64, check func() e
 // filePlan is what the index says one archive file holds of the dropped runs.
 type filePlan struct {
 	name    string
-	size    int64 // bytes indexed
+	size    int64     // bytes indexed
 	dropped int64     // bytes of dropped runs' lines
 	whole   bool      // every run in it is dropped
 	written time.Time // when it was last written
@@ -153,17 +153,16 @@ func (a *Archive) plan(drop map[string]bool) ([]filePlan, error) {
 // compactFile rewrites archive file name without the runs in drop (or removes it when
 // none is left, returning kept -1) and returns the bytes kept and the records dropped.
 func (a *Archive) compactFile(name string, drop map[string]bool, check func() error) (kept int64, dropped int, err error) {
-	a.mu.Lock()
+	a.wmu.Lock()
 	a.compacting = name // from now on appends go to a new part: nothing appended is lost
-	a.mu.Unlock()
-	defer func() {
-		a.mu.Lock()
-		a.compacting = ""
-		delete(a.files, name) // index it again from its start
-		a.dirty = true
-		a.mu.Unlock()
-	}()
+	a.wmu.Unlock()
 	path := filepath.Join(a.dir, name)
+	defer func() {
+		a.wmu.Lock()
+		a.compacting = ""
+		a.wmu.Unlock()
+		a.reindex(path, name)
+	}()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("archive: compact: %w", err)
@@ -214,4 +213,21 @@ func keepLines(data []byte, drop map[string]bool) ([]byte, int) {
 		}
 	}
 	return out, dropped
+}
+
+// reindex indexes file name again from its start after its compaction, without holding
+// the index's lock while it reads, and puts it in place of the old index.
+func (a *Archive) reindex(path, name string) {
+	fi := &fileIndex{name: name}
+	if _, err := fi.update(path); err != nil {
+		fi = nil // removed, or unreadable: the next refresh finds out
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if fi != nil {
+		a.files[name] = fi
+	} else {
+		delete(a.files, name)
+	}
+	a.dirty = true
 }

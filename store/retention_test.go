@@ -186,16 +186,16 @@ func TestAppendDuringCompactionGoesToANewPart(t *testing.T) {
 	runs := archivedRuns("a", 1, 4)
 	s, a := archiveWith(t, 0, 4, runs)
 	name := archiveFiles(t, a)[0]
-	a.mu.Lock()
+	a.wmu.Lock()
 	a.compacting = name
-	a.mu.Unlock()
+	a.wmu.Unlock()
 	late := archivedRuns("a", 5, 1)
 	if err := a.Append(late); err != nil {
 		t.Fatal(err)
 	}
-	a.mu.Lock()
+	a.wmu.Lock()
 	a.compacting = ""
-	a.mu.Unlock()
+	a.wmu.Unlock()
 	if files := archiveFiles(t, a); len(files) != 2 || files[0] != name {
 		t.Fatalf("files %q: the append went into the file being compacted", files)
 	}
@@ -229,6 +229,9 @@ func TestHistoryReadsThroughCompaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := idsOf(append(slices.Clone(runs[15:]), more...))
+	if got := indexIDs(t, reader.Archive()); !slices.Equal(got, want) {
+		t.Errorf("reader's index after compaction:\n got %q\nwant %q", got, want)
+	}
 	if got := historyIDs(t, reader); !slices.Equal(got, want) {
 		t.Errorf("reader after compaction:\n got %q\nwant %q", got, want)
 	}
@@ -335,15 +338,17 @@ func TestCompactCrashChild(t *testing.T) {
 	t.Fatal("the failpoint did not kill the process")
 }
 
-// TestHistoryDuringCompactionStress: readers paging through History while the writer
-// appends and compacts never get an error or a run in the wrong place, and always list the
-// runs that are never dropped.
+// TestHistoryDuringCompactionStress: a reader paging through History while the writer
+// appends and compacts never gets an error or a run in the wrong place, and always lists
+// the runs that are never dropped. The writer compacts again as soon as the reader has read
+// a page since its last compaction: far more often than retention would, always mid-scan.
 func TestHistoryDuringCompactionStress(t *testing.T) {
 	keep := archivedRuns("k", 1, 50) // never dropped
 	w, a := archiveWith(t, 0, 50, keep)
 	reader := New(w.Dir(), Options{})
 	done := make(chan struct{})
 	errc := make(chan error, 1)
+	paged := make(chan struct{}, 1)
 	go func() {
 		defer close(errc)
 		for {
@@ -359,6 +364,10 @@ func TestHistoryDuringCompactionStress(t *testing.T) {
 				if err != nil {
 					errc <- err
 					return
+				}
+				select {
+				case paged <- struct{}{}:
+				default:
 				}
 				for _, r := range p.Runs {
 					if r.ID != fmt.Sprintf("r%d-%s", r.Seq, r.Workflow) {
@@ -391,6 +400,11 @@ func TestHistoryDuringCompactionStress(t *testing.T) {
 		for _, r := range batch {
 			drop[r.ID] = true
 		}
+		select {
+		case <-paged:
+		case err := <-errc:
+			t.Fatal(err)
+		}
 		if _, err := a.Compact(drop, 1<<30, noCheck); err != nil {
 			t.Fatal(err)
 		}
@@ -398,5 +412,79 @@ func TestHistoryDuringCompactionStress(t *testing.T) {
 	close(done)
 	if err := <-errc; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// indexIDs lists the runs a's index holds, sorted.
+func indexIDs(t *testing.T, a *Archive) []string {
+	t.Helper()
+	rs, err := a.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range rs {
+		ids = append(ids, r.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// rewriteInPlace replaces the content of archive file name with runs, keeping its inode
+// (as a compaction into a reused inode would look), and its modification time when keep.
+func rewriteInPlace(t *testing.T, a *Archive, name string, runs []Run, keep bool) {
+	t.Helper()
+	path := filepath.Join(a.Dir(), name)
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b []byte
+	for _, r := range runs {
+		b = append(append(b, mustJSON(t, r)...), '\n')
+	}
+	if int64(len(b)) != before.Size() {
+		t.Fatalf("new content is %d bytes, the file %d: the test needs the same size", len(b), before.Size())
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if keep {
+		if err := os.Chtimes(path, before.ModTime(), before.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestArchiveIndexNoticesSameSizeReplacement: a file whose content changed at the same
+// size and inode (changed modification time) is indexed anew.
+func TestArchiveIndexNoticesSameSizeReplacement(t *testing.T) {
+	runs := archivedRuns("a", 10, 10)
+	_, a := archiveWith(t, 0, 10, runs)
+	reader := NewArchive(filepath.Dir(a.Dir()), 0)
+	if got := indexIDs(t, reader); !slices.Equal(got, idsOf(runs)) {
+		t.Fatalf("index before: %q", got)
+	}
+	others := archivedRuns("b", 10, 10)
+	rewriteInPlace(t, a, archiveFiles(t, a)[0], others, false)
+	if got := indexIDs(t, reader); !slices.Equal(got, idsOf(others)) {
+		t.Errorf("index after a same-size rewrite %q, want %q", got, idsOf(others))
+	}
+}
+
+// TestHistoryHealsAnIndexItCannotTellIsStale: even a rewrite that no stat can tell (same
+// inode, size and modification time) is found by the first read that misses its run, and
+// the page is read from the file anew.
+func TestHistoryHealsAnIndexItCannotTellIsStale(t *testing.T) {
+	runs := archivedRuns("a", 10, 10)
+	w, a := archiveWith(t, 0, 10, runs)
+	reader := New(w.Dir(), Options{})
+	if got := historyIDs(t, reader); !slices.Equal(got, idsOf(runs)) {
+		t.Fatalf("history before: %q", got)
+	}
+	others := archivedRuns("b", 10, 10)
+	rewriteInPlace(t, a, archiveFiles(t, a)[0], others, true)
+	if got := historyIDs(t, reader); !slices.Equal(got, idsOf(others)) {
+		t.Errorf("history after an undetectable rewrite %q, want %q", got, idsOf(others))
 	}
 }

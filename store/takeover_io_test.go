@@ -2,9 +2,12 @@ package store
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // What a takeover does to the store, made cheap: its re-read and its first save.
@@ -101,5 +104,57 @@ func TestRereadComparesTheWholeFile(t *testing.T) {
 	}
 	if names(d) != "ab" {
 		t.Fatalf("re-read of an edited file has workflows %q, want %q", names(d), "ab")
+	}
+}
+
+// TestEncodeCacheForgetsArchivedRuns: the encoder's cache is kept from save to save, not
+// rebuilt; a save whose document no longer has some runs (archived) drops them, so the
+// cache holds the runs of the last document only, and the bytes stay MarshalIndent's.
+func TestEncodeCacheForgetsArchivedRuns(t *testing.T) {
+	var c codec
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	doc := emptyDoc()
+	doc.Workflows = append(doc.Workflows, testWorkflow("a"))
+	for seq := range uint64(5) {
+		doc.Runs = append(doc.Runs, benchRun(seq+1, "a", now))
+	}
+	for _, keep := range []int{5, 3, 3, 1} {
+		doc = doc.Clone()
+		doc.Runs = doc.Runs[len(doc.Runs)-keep:]
+		got, err := c.encode(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := json.MarshalIndent(doc, "", "  "); string(got) != string(want)+"\n" {
+			t.Fatalf("with %d runs the cached encoding differs from MarshalIndent", keep)
+		}
+		if len(c.enc) != keep {
+			t.Fatalf("after a save of %d runs the encoder caches %d", keep, len(c.enc))
+		}
+	}
+}
+
+// TestReadFileTrustsNoStaleSize: the read is sized by the stat taken before it, but a file
+// that grew since is read whole, and the size cap still holds.
+func TestReadFileTrustsNoStaleSize(t *testing.T) {
+	dir := t.TempDir()
+	small, grown := filepath.Join(dir, "small"), filepath.Join(dir, "grown")
+	want := bytes.Repeat([]byte("x"), 5000)
+	if err := os.WriteFile(small, []byte("0123456789"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(grown, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := os.Stat(small) // the stat of the file before it grew
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readFile(grown, stale, 1<<20)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes, %v; want all %d", len(got), err, len(want))
+	}
+	if _, err := readFile(grown, stale, 4999); !errors.Is(err, ErrTooLarge) || !errors.Is(err, ErrUnreadable) {
+		t.Fatalf("a file grown past the cap read with %v, want ErrTooLarge", err)
 	}
 }

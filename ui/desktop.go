@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -34,7 +36,7 @@ func (m *Main) installDesktop() {
 	m.Win.SetMainMenu(m.mainMenu())
 	// Without a session bus there is no tray to talk to (and the tray library would
 	// print an error trying to start one).
-	if d, ok := m.App.(desktop.App); ok && os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+	if d, ok := m.App.(desktop.App); ok && hasSessionBus() {
 		show := fyne.NewMenuItem("Show Baton", func() { m.Win.Show(); m.Win.RequestFocus() })
 		d.SetSystemTrayMenu(fyne.NewMenu("Baton", show,
 			fyne.NewMenuItem("New workflow", func() { m.Win.Show(); m.NewWorkflow() }),
@@ -43,6 +45,24 @@ func (m *Main) installDesktop() {
 	}
 	m.Win.Resize(m.savedSize())
 	m.Win.SetCloseIntercept(m.RequestClose)
+}
+
+// hasSessionBus reports whether the desktop's tray and notifications can be reached. On
+// Linux and the BSDs both go through the D-Bus session bus: without one, each attempt only
+// logs an error. The bus is named by DBUS_SESSION_BUS_ADDRESS, or is $XDG_RUNTIME_DIR/bus.
+func hasSessionBus() bool {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		return true
+	}
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+		return true
+	}
+	dir := os.Getenv("XDG_RUNTIME_DIR")
+	if dir == "" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(dir, "bus"))
+	return err == nil
 }
 
 func key(k fyne.KeyName, mod fyne.KeyModifier) fyne.Shortcut {

@@ -65,8 +65,9 @@ type Editor struct {
 	stepsBox *fyne.Container
 	empty    *widget.Label
 
-	existing string // name of the saved workflow open here; "" for a new draft
-	open     bool   // a workflow or a draft is open
+	existing string     // name of the saved workflow open here; "" for a new draft
+	seen     *store.Doc // the snapshot follow saw last, to tell a rename from a delete
+	open     bool       // a workflow or a draft is open
 	base     store.Workflow
 	steps    []view.StepDraft
 	dirty    bool
@@ -79,13 +80,13 @@ func newEditor(m *Main) *Editor {
 	e := &Editor{m: m, Errors: map[string]*widget.Label{}}
 	e.Title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	e.Title.SizeName = theme.SizeNameSubHeadingText
-	e.Name = newScrollEntry(0, e.outer)
+	e.Name = newScrollEntry(0, &e.scroll)
 	e.Name.SetPlaceHolder("e.g. backup photos")
-	e.MaxConcurrent = newScrollEntry(0, e.outer)
+	e.MaxConcurrent = newScrollEntry(0, &e.scroll)
 	e.MaxConcurrent.SetPlaceHolder("1")
-	e.KeepRuns = newScrollEntry(0, e.outer)
+	e.KeepRuns = newScrollEntry(0, &e.scroll)
 	e.KeepRuns.SetPlaceHolder("the default")
-	e.KeepFor = newScrollEntry(0, e.outer)
+	e.KeepFor = newScrollEntry(0, &e.scroll)
 	e.KeepFor.SetPlaceHolder("the default (e.g. 30d or 720h)")
 	e.OnOwnerLost = widget.NewSelect(view.OwnerLostOptions(""), nil)
 	e.OwnerLostHint = hint(view.OwnerLostHint(""))
@@ -131,14 +132,6 @@ func newEditor(m *Main) *Editor {
 	e.obj = container.NewStack(e.empty, body)
 	e.clear("")
 	return e
-}
-
-// outer is the scroll container of the Workflow tab: the wheel over a field scrolls it.
-func (e *Editor) outer() fyne.Scrollable {
-	if e.scroll == nil {
-		return nil // not laid out in a window yet
-	}
-	return e.scroll
 }
 
 // wrapped is a label that wraps its words: it never widens the form.
@@ -236,7 +229,21 @@ func (e *Editor) fill(w *store.Workflow) {
 
 // follow is called with every new snapshot: an unedited editor shows the newest saved
 // definition; an edited one is left alone (the person's typing wins until they save).
+//
+// A workflow renamed (here or in another window) is followed under its new name, edits
+// kept: it did not go away.
 func (e *Editor) follow(doc *store.Doc) {
+	prev := e.seen
+	e.seen = doc
+	if from, to := e.existing, view.RenamedTo(prev, doc, e.existing); e.open && to != "" {
+		e.existing, e.base.Name = to, to
+		e.Title.SetText(to)
+		e.loading = true
+		e.Name.SetText(to)
+		e.loading = false
+		e.m.selWF = to
+		e.setMessage(view.RenamedText(from), widget.SuccessImportance)
+	}
 	act, w, msg := view.EditorFollow(doc, e.open, e.existing, &e.base, e.dirty)
 	switch act {
 	case view.FollowClose:
@@ -414,7 +421,7 @@ func (e *Editor) stepEditor(i int) *StepEditor {
 	e.Errors[view.StepField(i, "timeout")] = se.TimeoutError
 	e.Errors[view.StepField(i, "env")] = se.EnvError
 	entry := func(val, ph string, set func(string)) *ScrollEntry {
-		en := newScrollEntry(0, e.outer)
+		en := newScrollEntry(0, &e.scroll)
 		en.SetText(val)
 		en.SetPlaceHolder(ph)
 		en.OnChanged = func(s string) { set(s); e.changed() }
@@ -423,7 +430,7 @@ func (e *Editor) stepEditor(i int) *StepEditor {
 	se.Name = entry(d.Name, fmt.Sprintf("step %d", i+1), func(s string) { e.steps[i].Name = s })
 	se.Timeout = entry(d.Timeout, "no limit (e.g. 10m)", func(s string) { e.steps[i].Timeout = s })
 	se.Dir = entry(d.Dir, "the home folder", func(s string) { e.steps[i].Dir = s })
-	se.Env = newScrollEntry(2, e.outer)
+	se.Env = newScrollEntry(2, &e.scroll)
 	se.Env.SetText(d.Env)
 	se.Env.SetPlaceHolder("NAME=value, one per line")
 	se.Env.OnChanged = func(s string) { e.steps[i].Env = s; e.changed() }

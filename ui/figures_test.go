@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,38 +14,107 @@ import (
 )
 
 // BenchmarkLaunchUnderXvfb measures, for a real app process under Xvfb, the time from
-// launch to the window on screen and to its first drawn frame, and the resident memory
-// of a window with an empty home and one with 1,000 workflows and 10,000 runs. It asserts
-// nothing about time; run it with
+// launch to the window on screen and to its first drawn frame, its resident memory once
+// settled, and the CPU it uses while idle, for an empty home and for one with 1,000
+// workflows and 10,000 runs. Each figure is the median (p50) of the b.N launches. It
+// asserts nothing; run it with
 //
-//	go test -run '^$' -bench LaunchUnderXvfb -benchtime 1x ./ui/
+//	go test -run '^$' -bench LaunchUnderXvfb -benchtime 3x ./ui/
 func BenchmarkLaunchUnderXvfb(b *testing.B) {
 	needX(b)
 	display := startXvfb(b)
 	bin := buildApp(b)
 	for _, c := range []struct{ wf, runs int }{{0, 0}, {1000, 10000}} {
 		b.Run(fmt.Sprintf("workflows=%d,runs=%d", c.wf, c.runs), func(b *testing.B) {
-			home := newHome(b)
-			seedHome(b, home, c.wf, c.runs)
-			var mapped, frame time.Duration
-			var rss int
+			seed := newHome(b)
+			seedHome(b, seed, c.wf, c.runs)
+			var l launches
 			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				a, took := startApp(b, bin, home, display, appEnv(b))
-				mapped += took
-				frame += firstFrame(b, display, a, t0)
-				time.Sleep(2 * time.Second) // settle: first renders, watchers, caches
-				rss = max(rss, rssKB(b, a.pid()))
-				_ = a.cmd.Process.Kill()
-				<-a.done
+				l.add(launchOnce(b, bin, copyHome(b, seed), display))
 			}
-			b.ReportMetric(float64(mapped.Milliseconds())/float64(b.N), "ms-to-window")
-			b.ReportMetric(float64(frame.Milliseconds())/float64(b.N), "ms-to-first-frame")
-			b.ReportMetric(float64(rss)/1024, "MB-RSS")
-			b.Logf("workflows=%d runs=%d: window on screen %v, first frame %v, RSS %.1f MB",
-				c.wf, c.runs, mapped/time.Duration(b.N), frame/time.Duration(b.N), float64(rss)/1024)
+			l.report(b, fmt.Sprintf("workflows=%d runs=%d", c.wf, c.runs))
 		})
 	}
+}
+
+// IdleSpan is how long BenchmarkLaunchUnderXvfb watches a settled window's CPU.
+const IdleSpan = 5 * time.Second
+
+// launch is what one launch of the app measured.
+type launch struct {
+	mapped, frame time.Duration // from exec to the window on screen, and to its first frame
+	frameCPU      time.Duration // the CPU time the window had used when its first frame was seen
+	rssKB, anonKB int           // resident memory once settled, and the anonymous part of it (Go heap, malloc)
+	idleCPU       float64       // CPU time per wall second while idle, in ms/s
+}
+
+// launchOnce starts the app on home, waits for its first frame, lets it settle, and
+// measures its memory and its idle CPU. The window has a fresh home each launch: the
+// first window on a home archives runs, and later ones would measure a smaller home.
+func launchOnce(b *testing.B, bin, home, display string) launch {
+	b.Helper()
+	t0 := time.Now()
+	a, mapped := startApp(b, bin, home, display, appEnv(b))
+	l := launch{mapped: mapped, frame: firstFrame(b, display, a, t0)}
+	l.frameCPU = time.Duration(cpuTicks(b, a.pid())) * time.Second / clockTicks
+	time.Sleep(2 * time.Second) // settle: first renders, the takeover's save, watchers, caches
+	cpu0, w0 := cpuTicks(b, a.pid()), time.Now()
+	time.Sleep(IdleSpan)
+	ticks, wall := cpuTicks(b, a.pid())-cpu0, time.Since(w0)
+	l.idleCPU = float64(ticks) * 1000 / clockTicks / wall.Seconds()
+	l.rssKB = smapsKB(b, a.pid(), "Rss")
+	l.anonKB = smapsKB(b, a.pid(), "Anonymous")
+	_ = a.cmd.Process.Kill()
+	<-a.done
+	return l
+}
+
+// launches collects the launches of one case.
+type launches []launch
+
+func (ls *launches) add(l launch) { *ls = append(*ls, l) }
+
+// report reports the median of each figure as a metric and logs every launch.
+func (ls launches) report(b *testing.B, name string) {
+	b.Helper()
+	med := func(f func(launch) float64) float64 {
+		v := make([]float64, len(ls))
+		for i, l := range ls {
+			v[i] = f(l)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	b.ReportMetric(med(func(l launch) float64 { return float64(l.mapped.Milliseconds()) }), "ms-to-window")
+	b.ReportMetric(med(func(l launch) float64 { return float64(l.frame.Milliseconds()) }), "ms-to-first-frame")
+	b.ReportMetric(med(func(l launch) float64 { return float64(l.frameCPU.Milliseconds()) }), "CPU-ms-to-first-frame")
+	b.ReportMetric(med(func(l launch) float64 { return float64(l.rssKB) / 1024 }), "MB-RSS")
+	b.ReportMetric(med(func(l launch) float64 { return float64(l.anonKB) / 1024 }), "MB-anon")
+	b.ReportMetric(med(func(l launch) float64 { return l.idleCPU }), "idle-CPU-ms/s")
+	for _, l := range ls {
+		b.Logf("%s: window on screen %v, first frame %v (CPU %v), RSS %.1f MB (anonymous %.1f MB), idle CPU %.1f ms/s",
+			name, l.mapped, l.frame, l.frameCPU, float64(l.rssKB)/1024, float64(l.anonKB)/1024, l.idleCPU)
+	}
+}
+
+// copyHome copies the seeded home's document, if any, into a fresh home.
+func copyHome(b *testing.B, seed string) string {
+	b.Helper()
+	home := newHome(b)
+	data, err := os.ReadFile(filepath.Join(seed, "workflows.json"))
+	if errors.Is(err, os.ErrNotExist) { // an empty home: nothing was saved
+		return home
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Mkdir(home, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "workflows.json"), data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return home
 }
 
 // firstFrame polls screenshots of a's window until it shows more than a flat colour and
@@ -62,19 +133,48 @@ func firstFrame(b testing.TB, display string, a *app, t0 time.Time) time.Duratio
 	return 0
 }
 
-// rssKB reads the resident set size of pid from /proc.
-func rssKB(b testing.TB, pid int) int {
+// clockTicks is the kernel's USER_HZ, the unit of the CPU times in /proc/<pid>/stat: 100
+// on every Linux architecture Go supports.
+const clockTicks = 100
+
+// cpuTicks is the user and system CPU time pid has used, in clock ticks, summed over its
+// threads (the window only: the teardown keeper is a process of its own).
+func cpuTicks(b testing.TB, pid int) int {
 	b.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The command name, field 2, may hold spaces: the fields after it start past its ')'.
+	i := strings.LastIndexByte(string(data), ')')
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		b.Fatalf("/proc/%d/stat: %q", pid, data)
+	}
+	utime, err1 := strconv.Atoi(f[11]) // field 14
+	stime, err2 := strconv.Atoi(f[12]) // field 15
+	if err1 != nil || err2 != nil {
+		b.Fatalf("/proc/%d/stat: %q", pid, data)
+	}
+	return utime + stime
+}
+
+// smapsKB reads one field (Rss, Anonymous…) of /proc/<pid>/smaps_rollup, in kB.
+func smapsKB(b testing.TB, pid int, field string) int {
+	b.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			if err != nil {
+				b.Fatalf("smaps_rollup %s: %q", field, line)
+			}
 			return n
 		}
 	}
-	b.Fatal("no VmRSS")
+	b.Fatalf("no %s in /proc/%d/smaps_rollup", field, pid)
 	return 0
 }

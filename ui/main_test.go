@@ -9,7 +9,8 @@ import (
 )
 
 // TestMain lets this test binary be a run's supervisor: the windows these tests open run
-// their steps under supervisors started from os.Executable(), as the baton binary does.
+// their steps under supervisors started from os.Executable() (a spare started ahead of
+// the run, `__supervise --spare`, or one per run), as the baton binary does.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg {
 		os.Exit(workflow.SuperviseMain(os.Args[2:]))

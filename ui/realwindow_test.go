@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -36,40 +37,42 @@ func needX(t testing.TB) {
 	}
 }
 
-// startXvfb starts a virtual screen on a free display and returns ":N".
+// startXvfb starts a virtual screen and returns its display, ":N". Xvfb picks a free
+// display itself (-displayfd), stepping over the stale locks of servers that were killed,
+// and is stopped with SIGTERM, so that it removes its own lock and socket.
 func startXvfb(t testing.TB) string {
 	t.Helper()
-	for n := 90; n < 190; n++ {
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); err == nil {
-			continue
-		}
-		sock := fmt.Sprintf("/tmp/.X11-unix/X%d", n)
-		if _, err := os.Stat(sock); err == nil {
-			continue
-		}
-		d := fmt.Sprintf(":%d", n)
-		cmd := exec.Command("Xvfb", d, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start Xvfb: %v", err)
-		}
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited) }()
-		for i := 0; i < 100; i++ {
-			if _, err := os.Stat(sock); err == nil {
-				t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
-				return d
-			}
-			select {
-			case <-exited:
-				i = 100
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-		_ = cmd.Process.Kill()
-		<-exited
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no free X display for Xvfb")
-	return ""
+	defer r.Close()
+	var stderr lockedBuffer
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w} // fd 3
+	cmd.Stderr = &stderr
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		t.Fatalf("start Xvfb: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	// Xvfb writes the display number when it is ready for clients; EOF if it exited.
+	n, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatalf("Xvfb gave no display: %v\n%s", err, stderr.String())
+	}
+	return ":" + strings.TrimSpace(n)
 }
 
 // buildApp builds the baton binary (with cgo, as the desktop build needs).
@@ -165,14 +168,12 @@ func (a *app) keys(t testing.TB, display, chord string) {
 	xdo(t, display, "key", "--clearmodifiers", chord)
 }
 
-// screenshot saves the whole screen as name in dir and checks that it is a picture of
-// something (not one flat colour).
-func screenshot(t testing.TB, display, dir, name string) string {
+// screenshot saves shot as name in dir and checks that it is a picture of something (not
+// one flat colour).
+func screenshot(t testing.TB, dir, name string, shot image.Image) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if out, err := exec.Command("import", "-window", "root", "-display", display, p).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	savePNG(t, p, shot)
 	if n := colours(t, p); n < 8 {
 		t.Fatalf("%s has %d colours: the window did not draw", p, n)
 	}
@@ -299,6 +300,10 @@ func noFyneThreadErrors(t testing.TB, name string, a *app) {
 	}
 }
 
+// TestRealWindowsTakeoverAfterKill9 opens two windows on one home, the first (dark theme)
+// the writer with a run going, the second (light theme) a reader; kills the first with -9
+// and checks, in workflows.json and on the screen, that the second took over: its role bar
+// names the dead window and the run it failed, and its write buttons come alive.
 func TestRealWindowsTakeoverAfterKill9(t *testing.T) {
 	needX(t)
 	display := startXvfb(t)
@@ -308,17 +313,23 @@ func TestRealWindowsTakeoverAfterKill9(t *testing.T) {
 		t.Fatal(err)
 	}
 	seedSleepy(t, home)
+	update := os.Getenv("BATON_UPDATE_SCREENSHOTS") == "1"
+	if update {
+		seedSchedule(t, home)
+	}
 	env := appEnv(t)
 	shots := screenshotDir(t)
+	ref := newReferences(t)
+	width := int(DefaultSize.Width)
 
 	// The first window becomes the writer and runs the sleepy workflow (Ctrl+R runs the
 	// workflow open in the editor, which is the first one).
-	w1, took := startApp(t, bin, home, display, env)
+	w1, took := startApp(t, bin, home, display, themed(env, ThemeDark))
 	t.Logf("first window on screen %v after launch", took.Round(time.Millisecond))
 	waitDoc(t, home, "window 1 to be the writer", func(d *store.Doc) bool { return d.Writer != nil && d.Writer.PID == w1.pid() })
 	w1.keys(t, display, "ctrl+r")
 	var runID string
-	waitDoc(t, home, "a run owned by window 1", func(d *store.Doc) bool {
+	d := waitDoc(t, home, "a run owned by window 1", func(d *store.Doc) bool {
 		for _, r := range d.Runs {
 			if r.Workflow == "nightly backup" && r.Status == store.StatusRunning && r.OwnerPID == w1.pid() {
 				runID = r.ID
@@ -327,31 +338,56 @@ func TestRealWindowsTakeoverAfterKill9(t *testing.T) {
 		}
 		return false
 	})
-	time.Sleep(1500 * time.Millisecond) // the run's step and duration tick on screen
-	p1 := screenshot(t, display, shots, "1-writer.png")
+	shot := w1.see(t, display, []look{
+		ref.roleBar(ThemeDark, width, host.RoleWriter, "Writer"),
+		ref.runNow(ThemeDark, true), ref.delete(ThemeDark, true),
+	}, []look{ref.runNow(ThemeDark, false)})
+	p1 := screenshot(t, shots, "1-writer.png", shot)
 
-	// The second window follows as a reader; it shows the Runs tab.
-	w2, _ := startApp(t, bin, home, display, env)
-	time.Sleep(800 * time.Millisecond)
+	// The second window follows as a reader: its role bar names the writer, and its write
+	// buttons are greyed.
+	w2, _ := startApp(t, bin, home, display, themed(env, ThemeLight))
+	readOnly := fmt.Sprintf("Read-only: window pid %d on this computer is writing (since %s)", w1.pid(), d.Writer.Since.Local().Format("15:04"))
+	shot = w2.see(t, display, []look{
+		ref.roleBar(ThemeLight, width, host.RoleReader, readOnly),
+		ref.ask(ThemeLight),
+		ref.runNow(ThemeLight, false), ref.delete(ThemeLight, false),
+	}, []look{ref.runNow(ThemeLight, true), ref.delete(ThemeLight, true)})
+	p2 := screenshot(t, shots, "2-read-only.png", shot)
+
+	// Its Runs tab (Ctrl+2) shows the run going, its live log, and Cancel greyed.
 	w2.keys(t, display, "ctrl+2")
-	time.Sleep(1200 * time.Millisecond)
-	p2 := screenshot(t, display, shots, "2-read-only.png")
+	shot = w2.see(t, display, []look{
+		ref.cancelRun(ThemeLight, false),
+		ref.logLine(ThemeLight, `== step 1 of 2 (copy): ["sleep" "300"]`),
+	}, nil)
+	p3 := screenshot(t, shots, "4-log.png", shot)
 
 	// kill -9 the writer: the reader takes over and fails the run its owner left running.
 	if err := w1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	<-w1.done
-	d := waitDoc(t, home, "window 2 to take over and reap the run", func(d *store.Doc) bool {
+	d = waitDoc(t, home, "window 2 to take over and reap the run", func(d *store.Doc) bool {
 		r := d.Run(runID)
 		return d.Writer != nil && d.Writer.PID == w2.pid() && r != nil && r.Status == store.StatusFailed
 	})
 	if r := d.Run(runID); !strings.Contains(r.Error, fmt.Sprintf("pid %d", w1.pid())) {
 		t.Errorf("reaped run's error %q does not name the dead window pid %d", r.Error, w1.pid())
 	}
-	time.Sleep(1500 * time.Millisecond)
-	p3 := screenshot(t, display, shots, "3-took-over.png")
-	t.Logf("screenshots: %s %s %s", p1, p2, p3)
+	tk := waitTakeover(t, home, w2.pid())
+	tookOver := fmt.Sprintf("Writer — took over from pid %d, failed 1 run it left running, %s", w1.pid(), millis(tk.TookMS))
+	shot = w2.see(t, display, []look{ref.roleBar(ThemeLight, width, host.RoleWriter, tookOver)},
+		[]look{ref.ask(ThemeLight)})
+	p4 := screenshot(t, shots, "3-took-over.png", shot)
+
+	// The survivor's write buttons are live (Ctrl+1: the Workflow tab).
+	w2.keys(t, display, "ctrl+1")
+	w2.see(t, display, []look{ref.runNow(ThemeLight, true), ref.delete(ThemeLight, true)}, []look{ref.runNow(ThemeLight, false)})
+	t.Logf("screenshots: %s %s %s %s", p1, p2, p3, p4)
+	if update {
+		readmeShots(t, display, shots, w2, ref)
+	}
 
 	noFyneThreadErrors(t, "window 1", w1)
 	noFyneThreadErrors(t, "window 2", w2)

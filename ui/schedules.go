@@ -72,7 +72,7 @@ func newSchedules(m *Main) *Schedules {
 	s.NewButton = widget.NewButtonWithIcon("New schedule", theme.ContentAddIcon(), s.newDraft)
 	s.Workflow = widget.NewSelect(nil, func(string) { s.changed() })
 	entry := func(ph string) *ScrollEntry {
-		e := newScrollEntry(0, s.outer)
+		e := newScrollEntry(0, &s.scroll)
 		e.SetPlaceHolder(ph)
 		e.OnChanged = func(string) { s.changed() }
 		return e
@@ -127,14 +127,6 @@ func newSchedules(m *Main) *Schedules {
 	s.obj = split
 	s.form.Hide()
 	return s
-}
-
-// outer is the form's scroll container: the wheel over a field scrolls it.
-func (s *Schedules) outer() fyne.Scrollable {
-	if s.scroll == nil {
-		return nil // not laid out in a window yet
-	}
-	return s.scroll
 }
 
 func newScheduleRow() fyne.CanvasObject {
@@ -292,11 +284,13 @@ func (s *Schedules) updateButtons() {
 
 func (s *Schedules) core() *host.Intents { return s.m.core.Intents() }
 
+// save saves the schedule open in the form. Ctrl+S calls it too, so it does nothing when
+// no schedule is open: the closed form still holds the last one's fields.
 func (s *Schedules) save() {
 	f := s.typed()
 	sc, errs := f.Draft(s.m.doc)
 	core := s.core()
-	if len(errs) > 0 || !s.m.writeable || core == nil {
+	if !s.open || len(errs) > 0 || !s.m.writeable || core == nil {
 		return
 	}
 	isNew := s.id == ""

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -14,22 +15,23 @@ import (
 // outer; with the focus it is a plain Entry again, so long text scrolls under the caret.
 type ScrollEntry struct {
 	widget.Entry
-	outer func() fyne.Scrollable // the container the wheel scrolls; nil does nothing
-	wrap  fyne.TextWrap          // the Entry's own wrapping, restored with the focus
-	rows  int                    // rows shown by a multi-line entry; 0 for one line
-	min   fyne.Size              // the size a plain Entry like this one needs
+	outer **container.Scroll // the container the wheel scrolls, once it is made
+	wrap  fyne.TextWrap      // a plain Entry's wrapping, restored with the focus
+	rows  int                // rows shown by a multi-line entry; 0 for one line
+	min   fyne.Size          // the size a plain Entry like this one needs
 }
 
-// newScrollEntry returns a ScrollEntry whose wheel scrolls outer: single-line for rows
-// 0, else multi-line showing rows rows.
-func newScrollEntry(rows int, outer func() fyne.Scrollable) *ScrollEntry {
+// newScrollEntry returns a ScrollEntry whose wheel scrolls *outer (the form's scroll
+// container, made after its fields): single-line for rows 0, else multi-line showing rows
+// rows.
+func newScrollEntry(rows int, outer **container.Scroll) *ScrollEntry {
 	e := &ScrollEntry{outer: outer, rows: rows}
 	e.MultiLine = rows > 0
 	e.ExtendBaseWidget(e)
 	if rows > 0 {
 		e.SetMinRowsVisible(rows)
 	}
-	e.wrap = e.Wrapping
+	e.wrap = fyne.TextWrap(fyne.TextTruncateClip) // what widget.NewEntry sets
 	e.unfocused()
 	return e
 }
@@ -41,10 +43,8 @@ func (e *ScrollEntry) unfocused() {
 
 // Scrolled passes the wheel to the form around the entry.
 func (e *ScrollEntry) Scrolled(ev *fyne.ScrollEvent) {
-	if e.outer != nil {
-		if o := e.outer(); o != nil {
-			o.Scrolled(ev)
-		}
+	if s := *e.outer; s != nil {
+		s.Scrolled(ev)
 	}
 }
 

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +64,17 @@ func TestCtrlSSavesWhatTheVisibleTabEdits(t *testing.T) {
 	m.ShowTab("Workflow")
 	save()
 	q.waitFor(t, "the workflow saved", func() bool { return w.Snapshot().Workflow("report").MaxConcurrent == 3 })
+
+	// A deleted schedule's fields stay in the closed form: Ctrl+S must not add it back.
+	m.opts.Confirm = func(_, _ string, fn func(bool)) { fn(true) }
+	m.ShowTab("Schedules")
+	test.Tap(m.Schedules.Delete)
+	q.waitFor(t, "the schedule deleted", func() bool { return len(w.Snapshot().Schedules) == 0 && !m.Schedules.open })
+	save()
+	q.settle(100 * time.Millisecond)
+	if n := len(w.Snapshot().Schedules); n != 0 {
+		t.Errorf("Ctrl+S with no schedule open saved %d", n)
+	}
 }
 
 // TestShortcutsListIsTheMenus (issue 12, bug 10): Help ▸ Keyboard shortcuts lists each
@@ -189,5 +203,30 @@ func TestHelpGuide(t *testing.T) {
 		if !strings.Contains(view.GuideText, topic) {
 			t.Errorf("the guide does not explain %q", strings.TrimSpace(topic))
 		}
+	}
+}
+
+// TestSessionBusDetected (issue 12, usability 13): without a D-Bus session bus the window
+// knows not to try the tray and notifications (each try would log an error).
+func TestSessionBusDetected(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("D-Bus is for Linux and the BSDs")
+	}
+	run := t.TempDir()
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", run)
+	if hasSessionBus() {
+		t.Error("a bus without an address or a socket")
+	}
+	if err := os.WriteFile(filepath.Join(run, "bus"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !hasSessionBus() {
+		t.Error("no bus with $XDG_RUNTIME_DIR/bus")
+	}
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus")
+	if !hasSessionBus() {
+		t.Error("no bus with DBUS_SESSION_BUS_ADDRESS")
 	}
 }

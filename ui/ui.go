@@ -103,6 +103,7 @@ type Main struct {
 	stop chan struct{}
 	once sync.Once
 	tail tail
+	pend pending // from the watcher to the UI goroutine
 
 	// UI goroutine only.
 	doc       *store.Doc
@@ -182,8 +183,7 @@ func (m *Main) Watch() {
 	go m.watch(m.sub)
 	go m.ticker()
 	// The snapshot may have changed between New and Subscribe.
-	doc, st, tk := m.core.Snapshot(), m.core.Status(), m.core.LastTakeover()
-	m.post(func() { m.apply(doc, st, tk, nil) })
+	m.offer(nil)
 }
 
 // Stop ends the subscription and the goroutines of Watch. Safe to call more than once.
@@ -212,8 +212,7 @@ func (m *Main) post(fn func()) {
 	})
 }
 
-// watch turns core events into snapshots applied on the UI goroutine. Bursts of events
-// (one per changed run, then "changed") become one apply.
+// watch turns core events into snapshots applied on the UI goroutine.
 func (m *Main) watch(sub *host.Sub) {
 	for e := range sub.C {
 		batch := []host.Event{e}
@@ -229,9 +228,51 @@ func (m *Main) watch(sub *host.Sub) {
 				break drain
 			}
 		}
-		doc, st, tk := m.core.Snapshot(), m.core.Status(), m.core.LastTakeover()
-		m.post(func() { m.apply(doc, st, tk, batch) })
+		m.offer(batch)
 	}
+}
+
+// pending is what the watcher has for the UI goroutine and the UI goroutine has not
+// applied yet: the newest snapshot and every event since the last apply.
+//
+// Why: a render of a big home costs tens of milliseconds, and the core can send events
+// far faster than that (a window that opens on 10,000 runs announces each of them). One
+// apply per burst would queue thousands of renders of snapshots already stale, and the
+// window would spend minutes catching up while it looks idle. With pending, at most one
+// apply is queued at a time, and it shows the newest snapshot with all the events.
+type pending struct {
+	mu     sync.Mutex
+	doc    *store.Doc
+	st     host.Status
+	tk     host.Takeover
+	evs    []host.Event
+	queued bool // an apply of this is queued on the UI goroutine
+}
+
+// offer takes a snapshot of the core with the events that led to it and queues an apply
+// on the UI goroutine unless one is queued already. Watcher goroutine.
+func (m *Main) offer(evs []host.Event) {
+	doc, st, tk := m.core.Snapshot(), m.core.Status(), m.core.LastTakeover()
+	p := &m.pend
+	p.mu.Lock()
+	p.doc, p.st, p.tk = doc, st, tk
+	p.evs = append(p.evs, evs...)
+	queue := !p.queued
+	p.queued = true
+	p.mu.Unlock()
+	if queue {
+		m.post(m.applyPending)
+	}
+}
+
+// applyPending applies what the watcher offered since the last apply. UI goroutine.
+func (m *Main) applyPending() {
+	p := &m.pend
+	p.mu.Lock()
+	doc, st, tk, evs := p.doc, p.st, p.tk, p.evs
+	p.evs, p.queued = nil, false
+	p.mu.Unlock()
+	m.apply(doc, st, tk, evs)
 }
 
 // ticker refreshes what changes with time and tails the run log and the audit log.

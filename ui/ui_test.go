@@ -108,10 +108,8 @@ func TestReaderTakesOverEnablesControlsAndKeepsEdit(t *testing.T) {
 	if err := w1.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// What the role bar says of a clean close is issue 12's bug 11 (view.RoleText's tests).
 	q.waitFor(t, "the role bar to say Writer", roleIs(m, "Writer"))
-	if want := fmt.Sprintf("took over from pid %d", os.Getpid()); !strings.Contains(m.Role.Label.Text, want) {
-		t.Errorf("role bar = %q, want it to say %q", m.Role.Label.Text, want)
-	}
 	if got := m.Editor.MaxConcurrent.Text; got != "3" {
 		t.Errorf("max concurrent = %q after the takeover, want the edit 3", got)
 	}

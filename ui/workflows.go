@@ -38,7 +38,8 @@ func newWorkflowRow() fyne.CanvasObject {
 	detail := widget.NewLabel("3 steps · lane 1")
 	detail.SizeName = theme.SizeNameCaptionText
 	detail.Truncation = fyne.TextTruncateEllipsis
-	return container.NewBorder(nil, compact(detail), widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), nil, name)
+	text := container.NewVBox(name, compact(detail))
+	return container.NewBorder(nil, nil, widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), nil, text)
 }
 
 func (m *Main) updateWorkflowRow(i widget.ListItemID, o fyne.CanvasObject) {
@@ -47,9 +48,10 @@ func (m *Main) updateWorkflowRow(i widget.ListItemID, o fyne.CanvasObject) {
 	}
 	w := &m.doc.Workflows[m.wfIdx[i]]
 	c := o.(*fyne.Container)
-	c.Objects[0].(*widget.Label).SetText(w.Name)
-	c.Objects[1].(*container.ThemeOverride).Content.(*widget.Label).SetText(view.WorkflowDetail(w))
-	icon := c.Objects[2].(*widget.Icon)
+	text := c.Objects[0].(*fyne.Container)
+	text.Objects[0].(*widget.Label).SetText(w.Name)
+	text.Objects[1].(*container.ThemeOverride).Content.(*widget.Label).SetText(view.WorkflowDetail(w))
+	icon := c.Objects[1].(*widget.Icon)
 	if st, ok := m.lastOf[w.Name]; ok {
 		icon.SetResource(statusIcon(view.StatusTone(st)))
 	} else {
@@ -243,12 +245,16 @@ func (m *Main) renameTo(from, to string) {
 		return
 	}
 	m.runAsync(func() error { _, err := m.core.Intents().RenameWorkflow(context.Background(), from, to); return err }, func(err error) {
-		if err != nil {
-			m.Editor.setMessage(view.NotRenamedText(err), widget.DangerImportance)
-			return
-		}
 		m.doc = m.core.Snapshot()
-		if w := m.doc.Workflow(strings.TrimSpace(to)); w != nil {
+		w := m.doc.Workflow(strings.TrimSpace(to))
+		switch {
+		case err != nil && (w == nil || m.doc.Workflow(from) != nil):
+			m.Editor.setMessage(view.NotRenamedText(err), widget.DangerImportance)
+		case w == nil: // renamed, and changed again since by another window
+		case err != nil: // renamed, but its archived runs were not relabelled
+			m.OpenWorkflow(w.Name)
+			m.Editor.setMessage(view.ErrText(err), widget.WarningImportance)
+		default:
 			m.OpenWorkflow(w.Name)
 			m.Editor.setMessage(view.RenamedText(from), widget.SuccessImportance)
 		}

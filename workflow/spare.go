@@ -21,10 +21,14 @@ import (
 // start_run and the first step. So an engine keeps one supervisor started ahead of time,
 // idle, and hands it the next run:
 //
-//   - The spare is started in its own session with one end of a socket pair; it blocks
-//     reading it. It holds no run file and carries no run marker, so no reaper or cleaner
-//     takes it for a run's supervisor, and it exits on EOF: when its engine stops or its
-//     window dies (kill -9 included, the kernel closes the other end), it never leaks.
+//   - The spare is started in its own session with one end of a socket pair. It runs
+//     ahead what it will run first (warmUp), says "idle" and blocks reading the socket;
+//     only then is it handed runs. It holds no run file and carries no run marker, so no
+//     reaper or cleaner takes it for a run's supervisor, and it exits on EOF: when its
+//     engine stops or its window dies (kill -9 included, the kernel closes the other
+//     end), it never leaks. The engine starts it at its first Kick (after the takeover,
+//     off its path) and stops it (SIGKILL: it holds nothing) in Stop and Detach, or when
+//     its writer term ends.
 //   - The hand-over: the writer creates runs/<id>.lock itself, locked and naming the spare
 //     as its holder (see lockRun), and sends the spec with the lock's descriptor over the
 //     socket (SCM_RIGHTS): a flock belongs to the open file, so the spare holds the lock
@@ -41,13 +45,7 @@ const SpareArg = "--spare"
 // SpareCommand returns the command that runs a spare supervisor (`SuperviseArg SpareArg`,
 // which SuperviseMain serves) in a new process; main's binary by default. Nil turns spares
 // off: every run then starts a supervisor of its own (StartSupervisor).
-var SpareCommand = func() *exec.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = os.Args[0]
-	}
-	return exec.Command(exe, SuperviseArg, SpareArg)
-}
+var SpareCommand = func() *exec.Cmd { return exec.Command(executable(), SuperviseArg, SpareArg) }
 
 // errSpareGone says a spare could not be handed a run because it is gone: the run needs
 // a supervisor of its own.
@@ -374,8 +372,15 @@ func (p *sparePool) refill() <-chan struct{} {
 	return done
 }
 
-// take returns the idle spare, now the caller's (nil if there is none alive).
+// take returns the idle spare, now the caller's (nil if there is none alive). A spare on
+// its way is waited for: it is nearer ready than a supervisor started now would be.
 func (p *sparePool) take() *spare {
+	p.mu.Lock()
+	starting := p.starting
+	p.mu.Unlock()
+	if starting != nil {
+		<-starting
+	}
 	p.mu.Lock()
 	sp := p.idle
 	p.idle = nil

@@ -116,11 +116,15 @@ func readSpec(home, runID string) (Spec, error) {
 // process. main.go points it at its own binary's hidden mode; tests re-run the test
 // binary. StartSupervisor sets the session, standard files and readiness pipe itself.
 var SupervisorCommand = func(home, runID string) *exec.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = os.Args[0]
+	return exec.Command(executable(), SuperviseArg, "--home", home, runID)
+}
+
+// executable is this process's binary, as far as it can be told.
+func executable() string {
+	if exe, err := os.Executable(); err == nil {
+		return exe
 	}
-	return exec.Command(exe, SuperviseArg, "--home", home, runID)
+	return os.Args[0]
 }
 
 // SuperviseArg is the first argument of the hidden mode that runs a supervisor.

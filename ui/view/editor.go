@@ -288,7 +288,7 @@ func EditorControlsFor(writable, open, dirty bool, existing string) EditorContro
 	return EditorControls{
 		Save:         writable && open && (dirty || existing == ""),
 		Revert:       dirty && existing != "",
-		RunNow:       writable && existing != "",
+		RunNow:       existing != "",
 		Duplicate:    existing != "",
 		Delete:       writable && existing != "",
 		AddStep:      open,
@@ -433,6 +433,34 @@ func OwnerLostHint(v string) string {
 		}
 	}
 	return ""
+}
+
+// RenamedTo is the new name of workflow name when snapshot doc shows it renamed since
+// snapshot prev: name is gone, and exactly one workflow that prev did not have has its
+// definition. It is "" otherwise: name is still there, was deleted, or prev is nil.
+func RenamedTo(prev, doc *store.Doc, name string) string {
+	if prev == nil || name == "" || doc.Workflow(name) != nil {
+		return ""
+	}
+	old := prev.Workflow(name)
+	if old == nil {
+		return ""
+	}
+	found := ""
+	for _, w := range doc.Workflows {
+		if prev.Workflow(w.Name) != nil {
+			continue
+		}
+		to := w.Name
+		w.Name = name
+		if SameWorkflow(&w, old) {
+			if found != "" {
+				return "" // two candidates: no telling which
+			}
+			found = to
+		}
+	}
+	return found
 }
 
 // RenamedText is the editor's message after workflow from was renamed to.

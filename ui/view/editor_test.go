@@ -329,3 +329,30 @@ func TestOwnerLostChoices(t *testing.T) {
 		t.Errorf("adopt: form %q, draft %q", f.OnOwnerLost, got.OnOwnerLost)
 	}
 }
+
+// TestRenamedTo: a workflow gone and one new with its definition is a rename; a delete,
+// an edit of the definition in the same snapshot, or two candidates are not.
+func TestRenamedTo(t *testing.T) {
+	step := []store.Step{{Argv: []string{"true"}}}
+	prev := &store.Doc{Workflows: []store.Workflow{{Name: "report", MaxConcurrent: 1, Steps: step}, {Name: "other", Steps: step}}}
+	doc := func(ws ...store.Workflow) *store.Doc { return &store.Doc{Workflows: ws} }
+	renamed := store.Workflow{Name: "weekly", MaxConcurrent: 1, Steps: step}
+	for _, c := range []struct {
+		name string
+		doc  *store.Doc
+		want string
+	}{
+		{"renamed", doc(renamed, prev.Workflows[1]), "weekly"},
+		{"still there", doc(prev.Workflows...), ""},
+		{"deleted", doc(prev.Workflows[1]), ""},
+		{"a new workflow that is not the same", doc(store.Workflow{Name: "weekly", MaxConcurrent: 2, Steps: step}), ""},
+		{"two candidates", doc(renamed, store.Workflow{Name: "daily", MaxConcurrent: 1, Steps: step}), ""},
+	} {
+		if got := RenamedTo(prev, c.doc, "report"); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	if got := RenamedTo(nil, doc(renamed), "report"); got != "" {
+		t.Errorf("no previous snapshot: %q", got)
+	}
+}

@@ -130,7 +130,8 @@ var ScheduleFields = []string{"workflow", "every", "cron", "tz", "overlap", "cat
 
 // Draft returns the schedule as typed, with what the form does not show (paused, the
 // watermark, the catch-up window) kept from doc's copy, and the messages of the fields
-// that do not parse, keyed by field (every, max_runtime).
+// that do not parse, keyed by field (every, max_runtime). Of Every and Cron only the one
+// Repeat chooses counts.
 func (f *ScheduleForm) Draft(doc *store.Doc) (store.Schedule, map[string]string) {
 	sc := store.Schedule{ID: f.ID, Workflow: f.Workflow, TZ: strings.TrimSpace(f.TZ),
 		Overlap: f.Overlap, CatchUp: f.CatchUp, OnOverrun: f.OnOverrun}
@@ -168,7 +169,7 @@ type ScheduleCheck struct {
 	// (ScheduleFields; "" for a problem of no one field): parsing first, then the core's
 	// rules (workflow.NormalizeSchedule) of the fields that parse. Empty when valid.
 	Problems    map[string]string
-	Preview     string // the next 5 times, one a line
+	Preview     string // PreviewText: its zone, then the next 5 times, one a line
 	KeepPreview bool   // the preview could not be computed: leave the last one
 }
 

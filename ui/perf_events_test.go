@@ -1,0 +1,46 @@
+package ui
+
+import (
+	"testing"
+	"time"
+
+	"baton/host"
+)
+
+// TestEventBurstQueuesOneApply checks that a burst of core events queues one apply on the
+// UI goroutine, not one per event or per batch: a window that opens on a big home is
+// told of every run in it, and one render per event would keep the window busy for
+// minutes after it looks idle. The UI goroutine runs nothing until the watcher has taken
+// in every event of the start; then at most two applies may be waiting (Watch's own and
+// the burst's), and the one that runs shows every event and the newest snapshot.
+func TestEventBurstQueuesOneApply(t *testing.T) {
+	const runs = 2000
+	isolate(t)
+	home := newHome(t)
+	seedHome(t, home, 10, runs)
+	w := openCoreWith(t, home, host.Options{KeepFinished: -1, MaxFinished: runs})
+	m, q := newUI(t, w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for m.offeredEvents() < runs {
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher took in %d events of the start, want at least %d", m.offeredEvents(), runs)
+		}
+		time.Sleep(5 * time.Millisecond) // polling the watcher, not waiting for it to finish
+	}
+	if n := len(q.ch); n > 2 {
+		t.Fatalf("%d applies are queued on the UI goroutine for one burst of %d events, want at most 2", n, runs)
+	}
+	q.waitFor(t, "the newest snapshot shown", func() bool {
+		return m.doc.Generation == w.Snapshot().Generation && len(m.runIdx) == runs
+	})
+}
+
+// offeredEvents is how many events wait for the next apply.
+func (m *Main) offeredEvents() int {
+	m.pend.mu.Lock()
+	defer m.pend.mu.Unlock()
+	return len(m.pend.evs)
+}
