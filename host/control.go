@@ -21,18 +21,19 @@ const MaxRequestLine = 1 << 20
 // Request is one control-channel request line. Op names the operation; the other fields
 // belong to some ops.
 type Request struct {
-	ID       json.RawMessage `json:"id"`
-	Op       string          `json:"op"`
-	Workflow json.RawMessage `json:"workflow,omitempty"` // object (add/update) or name
-	Name     string          `json:"name,omitempty"`
-	Task     string          `json:"task,omitempty"`
-	Run      string          `json:"run,omitempty"`
-	Schedule json.RawMessage `json:"schedule,omitempty"`
-	Set      json.RawMessage `json:"set,omitempty"`    // update_schedule's new fields
-	Max      int             `json:"max,omitempty"`    // audit: newest entries
-	Status   string          `json:"status,omitempty"` // history filter
-	Before   uint64          `json:"before,omitempty"` // history page: the previous page's next
-	Limit    int             `json:"limit,omitempty"`  // history page size
+	ID        json.RawMessage `json:"id"`
+	Op        string          `json:"op"`
+	Workflow  json.RawMessage `json:"workflow,omitempty"` // object (add/update) or name
+	Name      string          `json:"name,omitempty"`
+	Task      string          `json:"task,omitempty"`
+	Run       string          `json:"run,omitempty"`
+	Schedule  json.RawMessage `json:"schedule,omitempty"`
+	Set       json.RawMessage `json:"set,omitempty"`       // update_schedule's new fields
+	Max       int             `json:"max,omitempty"`       // audit: newest entries
+	Status    string          `json:"status,omitempty"`    // history filter
+	Before    uint64          `json:"before,omitempty"`    // history page: the previous page's next
+	Limit     int             `json:"limit,omitempty"`     // history page size
+	Retention json.RawMessage `json:"retention,omitempty"` // set_retention: an object, or null for the defaults
 	// Forward asks a reader to hand a write op to the writer instead of refusing it.
 	Forward bool `json:"forward,omitempty"`
 }
@@ -200,6 +201,15 @@ func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, e
 			g, err = in.UpdateWorkflow(ctx, def)
 		}
 		return map[string]any{"generation": g}, err
+	case "rename_workflow":
+		var from string
+		if json.Unmarshal(req.Workflow, &from) != nil || from == "" || req.Name == "" {
+			return nil, fmt.Errorf("%w: rename_workflow needs \"workflow\": the old name and \"name\": the new one", workflow.ErrInvalid)
+		}
+		g, err := in.RenameWorkflow(ctx, from, req.Name)
+		return map[string]any{"generation": g}, err
+	case "set_retention": // "workflow": name, or none for the home's default and size cap
+		return setRetentionOp(ctx, in, nameOf(req), req.Retention)
 	case "delete_workflow":
 		name := nameOf(req)
 		if name == "" {

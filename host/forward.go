@@ -89,7 +89,7 @@ const (
 
 // forwardable lists the ops a reader may forward: the writes.
 var forwardable = map[string]bool{
-	"add_workflow": true, "update_workflow": true, "delete_workflow": true,
+	"add_workflow": true, "update_workflow": true, "delete_workflow": true, "rename_workflow": true, "set_retention": true,
 	"start_run": true, "cancel_run": true,
 	"add_schedule": true, "update_schedule": true, "delete_schedule": true,
 	"pause_schedule": true, "resume_schedule": true,
