@@ -1129,7 +1129,7 @@ func supervisorOf(pid int, id string) bool {
 		return false
 	}
 	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-	return len(args) >= 3 && args[1] == workflow.SuperviseArg && args[len(args)-1] == id
+	return len(args) >= 3 && args[1] == workflow.SuperviseArg && (args[len(args)-1] == id || args[2] == workflow.SpareArg)
 }
 
 // killSupervisor kill -9s the supervisor of a random running run while its window (the

@@ -90,15 +90,26 @@ func (s *Intents) DeleteWorkflow(ctx context.Context, name string) (uint64, erro
 func (s *Intents) StartRun(ctx context.Context, name, task string) (store.Run, uint64, error) {
 	w := s.w
 	var run store.Run
-	d, err := s.update(ctx, func(d *store.Doc) error {
+	enqueue := func(d *store.Doc) error {
 		var err error
 		run, err = workflow.Enqueue(d, name, task, w.opts.Now())
 		return err
-	})
+	}
+	update := func(fn func(*store.Doc) error) (*store.Doc, error) { return s.update(ctx, fn) }
+	var d *store.Doc
+	var started []string
+	var err error
+	if t := w.currentTerm(); t != nil {
+		d, started, err = t.engine.KickWith(update, enqueue) // queued and claimed in one save
+	} else {
+		d, err = update(enqueue) // refused, naming the writer
+	}
 	if err != nil {
 		return run, 0, err
 	}
-	w.kick()
+	if len(started) == 0 {
+		w.kick() // its lane is full, or the term changed meanwhile
+	}
 	if r := w.Snapshot().Run(run.ID); r != nil {
 		run = r.Clone()
 		return run, w.Snapshot().Generation, nil

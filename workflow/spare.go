@@ -300,10 +300,10 @@ func superviseSpare() int {
 }
 
 // warmUp runs, before the spare says it is idle, what a spare runs first once handed a
-// run, so that no first-use cost (code paged in, JSON encoders built, the signal loop
-// started, the boot id read) falls between start_run and the step. It returns the
-// channel of the signals that cancel a run (see notifyTerm): an idle spare ends on EOF or
-// SIGKILL only.
+// run, so that no first-use cost (code paged in, JSON encoders built, the first fork and
+// exec, the signal loop started, the boot id read) falls between start_run and the step.
+// It returns the channel of the signals that cancel a run (see notifyTerm): an idle spare
+// ends on EOF or SIGKILL only.
 func warmUp() <-chan os.Signal {
 	_ = selfHolder()
 	var spec Spec
@@ -311,8 +311,9 @@ func warmUp() <-chan os.Signal {
 	for _, rec := range []any{startRec{}, stepStartRec{}, stepEndRec{}, endRec{}} {
 		_, _ = json.Marshal(rec)
 	}
-	_, _ = exec.LookPath("sh")
 	logTo(os.DevNull) // what stdout and stderr are until the run's log
+	// A process's first fork and exec costs milliseconds more than the next ones.
+	_ = exec.Command("true").Run()
 	return notifyTerm()
 }
 

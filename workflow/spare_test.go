@@ -101,10 +101,10 @@ func heldFiles(t testing.TB, pid int, dir string) []string {
 	return held
 }
 
-// TestSpareRunsARun: a spare handed a run is its supervisor as a started one is: it holds
-// the run's lock (named in it as the holder), journals under its own pid, writes the
-// steps' output and its own to the run log, keeps the hand-over socket from the steps,
-// and ends the run.
+// TestSpareRunsARun: a spare handed a run is its supervisor as a started one is: the run's
+// lock names it as the holder, it journals under its own pid, the step's output goes to
+// the run log, the step holds neither the run's lock nor the hand-over socket, and the run
+// ends.
 func TestSpareRunsARun(t *testing.T) {
 	spec := svSpec(t, svStep("one", `echo "one fd3=$(test -e /proc/self/fd/3 && echo open || echo closed) ready=${`+readyEnv+`-unset}"; ls -l /proc/self/fd`))
 	sp := readySpare(t)
