@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"baton/store"
@@ -245,4 +246,32 @@ func (s *Intents) Audit(max int) ([]store.Entry, error) { return s.w.audit.Read(
 // filtered by workflow and status. Any window may call it; it reads the archive files.
 func (s *Intents) History(q store.HistoryQuery) (store.HistoryPage, error) {
 	return s.w.st.History(q)
+}
+
+// RunNow starts a run of workflow name in the writer, wherever it is: this window's own
+// StartRun when it writes, else the request forwarded to the writer (requests/, applied
+// exactly once). forwardedTo is the writer's pid when forwarded, 0 when this window wrote.
+// A reader's desktop "Run now" uses it, so a read-only window can still run things.
+func (s *Intents) RunNow(ctx context.Context, name, task string) (id string, forwardedTo int, err error) {
+	rep, err := Call(ctx, s.w, &Request{Op: "start_run", Name: name, Task: task, Forward: true})
+	id, _ = rep["run"].(string)
+	return id, forwardedPID(rep), err
+}
+
+// CancelNow cancels run id in the writer, wherever it is, as RunNow starts one.
+func (s *Intents) CancelNow(ctx context.Context, id string) (forwardedTo int, err error) {
+	rep, err := Call(ctx, s.w, &Request{Op: "cancel_run", Run: id, Forward: true})
+	return forwardedPID(rep), err
+}
+
+// forwardedPID is a reply's "forwarded_to": the writer's pid, 0 when not forwarded.
+func forwardedPID(rep map[string]any) int {
+	switch v := rep["forwarded_to"].(type) {
+	case int:
+		return v
+	case json.Number:
+		n, _ := v.Int64()
+		return int(n)
+	}
+	return 0
 }

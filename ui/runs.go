@@ -111,14 +111,20 @@ func (m *Main) ShowRun(id string) {
 // CancelSelected cancels the run shown in the run view.
 func (m *Main) CancelSelected() {
 	r := m.selectedRun()
-	if !view.MayCancel(m.writeable, r) {
+	if !view.MayCancel(r) {
 		return
 	}
 	id := r.ID
 	m.RunView.Cancel.Disable()
 	m.RunView.setNote("Cancelling…")
-	m.runAsync(func() error { _, err := m.core.Intents().CancelRun(context.Background(), id); return err }, func(err error) {
-		m.RunView.setNote(view.CancelResult(err))
+	var to int
+	m.runAsync(func() error { // a read-only window's cancel is forwarded to the writer
+		var err error
+		to, err = m.core.Intents().CancelNow(context.Background(), id)
+		return err
+	}, func(err error) {
+		m.RunView.roleNote = false // the result stays until the next change of run or role note
+		m.RunView.setNote(view.CancelResult(err, to))
 		m.doc = m.core.Snapshot()
 		m.render(nil)
 	})
@@ -126,7 +132,7 @@ func (m *Main) CancelSelected() {
 
 func (m *Main) renderRun() {
 	m.RunView.render(m.selectedRun(), m.st.PID, m.opts.Now())
-	m.RunView.setWritable(m.writeable, view.ReadOnlyReason(m.st), m.selectedRun())
+	m.RunView.setWritable(m.writeable, view.ForwardNote(m.st), m.selectedRun())
 }
 
 // RunView shows one run: what it is doing, how it ended, and its log as it grows.
@@ -249,7 +255,7 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 
 // setWritable enables Cancel for a writer and an active run; a reader sees why not.
 func (v *RunView) setWritable(ok bool, reason string, r *store.Run) {
-	enable(v.Cancel, view.CancelEnabled(ok, r))
+	enable(v.Cancel, view.CancelEnabled(r))
 	switch view.RoleNote(ok, r, v.roleNote, v.Note.Visible()) {
 	case view.NoteReason:
 		v.setNote(reason)

@@ -18,11 +18,13 @@ import (
 )
 
 // writeControls are the controls that would write; a read-only window disables them.
+// Run now and Cancel run are not among them: a read-only window forwards them.
 func writeControls(m *Main) map[string]fyne.Disableable {
-	return map[string]fyne.Disableable{"Save": m.Editor.Save, "Run now": m.Editor.RunNow,
-		"Delete": m.Editor.Delete, "Cancel run": m.RunView.Cancel}
+	return map[string]fyne.Disableable{"Save": m.Editor.Save, "Delete": m.Editor.Delete}
 }
 
+// A read-only window disables what would edit, and sends Run now and Cancel run to the
+// writer, which applies each once and answers (issue 14: forwarding).
 func TestReadOnlyWindowDisablesWriteControls(t *testing.T) {
 	isolate(t)
 	home := newHome(t)
@@ -50,25 +52,39 @@ func TestReadOnlyWindowDisablesWriteControls(t *testing.T) {
 			t.Errorf("%s is enabled in a read-only window", name)
 		}
 	}
-	if m.Editor.Duplicate.Disabled() {
-		t.Error("Duplicate (which only opens a draft) is disabled in a read-only window")
+	if m.Editor.Duplicate.Disabled() || m.Editor.RunNow.Disabled() || m.RunView.Cancel.Disabled() {
+		t.Errorf("Duplicate (%v), Run now (%v) or Cancel run (%v) is disabled in a read-only window",
+			m.Editor.Duplicate.Disabled(), m.Editor.RunNow.Disabled(), m.RunView.Cancel.Disabled())
 	}
 	if !m.Editor.ReadOnlyNote.Visible() || !strings.Contains(m.Editor.ReadOnlyNote.Text, fmt.Sprintf("make changes in window pid %d", os.Getpid())) {
 		t.Errorf("read-only note = %q (visible %v), want the reason next to the disabled buttons", m.Editor.ReadOnlyNote.Text, m.Editor.ReadOnlyNote.Visible())
 	}
-	// Tapping a disabled button and using the shortcut's action do nothing.
+	sent := fmt.Sprintf("sent to the writer, window pid %d", os.Getpid())
+	if !m.RunView.Note.Visible() || !strings.Contains(m.RunView.Note.Text, sent) {
+		t.Errorf("run view note = %q, want that Cancel is %s", m.RunView.Note.Text, sent)
+	}
+
+	// Run now in the reader: the writer starts one run, owned by the writer.
 	test.Tap(m.Editor.RunNow)
-	m.RunSelected()
-	m.CancelSelected()
-	q.settle(200 * time.Millisecond)
-	if n := len(w1.Snapshot().Runs); n != 1 {
-		t.Errorf("the writer has %d runs after Run now in the reader, want 1", n)
+	q.waitFor(t, "the forwarded run", func() bool { return len(w1.Snapshot().Runs) == 2 })
+	q.waitFor(t, "the editor to say where the run went", func() bool {
+		return strings.Contains(m.Editor.Message.Text, fmt.Sprintf("(sent to the writer, pid %d)", os.Getpid()))
+	})
+	second := w1.Snapshot().Runs[1]
+	if second.Status != store.StatusQueued { // behind the running one in its lane of 1
+		t.Errorf("the forwarded run is %s, want queued", second.Status)
 	}
-	if r := w1.Snapshot().Run(run.ID); r.Status != store.StatusRunning {
-		t.Errorf("run is %s after Cancel in the reader, want running", r.Status)
-	}
-	if !m.RunView.Note.Visible() || !strings.Contains(m.RunView.Note.Text, "Read-only") {
-		t.Errorf("run view note = %q, want why Cancel is disabled", m.RunView.Note.Text)
+	// Cancel run in the reader, on the run it just started (the run view shows it): the
+	// writer cancels it.
+	q.waitFor(t, "the new run in the run view", func() bool { return m.selectedRun() != nil && m.selectedRun().ID == second.ID })
+	q.waitFor(t, "Cancel enabled for it", func() bool { return !m.RunView.Cancel.Disabled() })
+	test.Tap(m.RunView.Cancel)
+	q.waitFor(t, "the forwarded cancel", func() bool { return w1.Snapshot().Run(second.ID).Status == store.StatusCancelled })
+	q.waitFor(t, "the run view to say where the cancel went", func() bool {
+		return strings.Contains(m.RunView.Note.Text, fmt.Sprintf("Cancelled (sent to the writer, pid %d)", os.Getpid()))
+	})
+	if n := len(w1.Snapshot().Runs); n != 2 {
+		t.Errorf("the writer has %d runs after one Run now in the reader, want 2", n)
 	}
 
 	// When the writer goes, the reason goes with it.
@@ -77,7 +93,7 @@ func TestReadOnlyWindowDisablesWriteControls(t *testing.T) {
 	}
 	q.waitFor(t, "the takeover", roleIs(m, "Writer"))
 	q.waitFor(t, "the run to end", func() bool { return m.RunView.Status.Text != store.StatusRunning })
-	if m.RunView.Note.Visible() {
+	if m.RunView.Note.Visible() && strings.Contains(m.RunView.Note.Text, "Read-only") {
 		t.Errorf("run view still says %q in the writer", m.RunView.Note.Text)
 	}
 }

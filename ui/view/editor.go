@@ -288,7 +288,7 @@ func EditorControlsFor(writable, open, dirty bool, existing string) EditorContro
 	return EditorControls{
 		Save:         writable && open && (dirty || existing == ""),
 		Revert:       dirty && existing != "",
-		RunNow:       writable && existing != "",
+		RunNow:       existing != "", // a read-only window forwards it to the writer
 		Duplicate:    existing != "",
 		Delete:       writable && existing != "",
 		AddStep:      open,

@@ -218,7 +218,7 @@ func TestEditorControls(t *testing.T) {
 		{"writer, saved workflow", true, true, false, "w", c{RunNow: true, Duplicate: true, Delete: true, AddStep: true, Rename: true}},
 		{"writer, edited", true, true, true, "w", c{Save: true, Revert: true, RunNow: true, Duplicate: true, Delete: true, AddStep: true}},
 		{"writer, new draft", true, true, true, "", c{Save: true, AddStep: true}},
-		{"reader, edited: may type and revert, not save", false, true, true, "w", c{Revert: true, Duplicate: true, AddStep: true, ReadOnlyNote: true}},
+		{"reader, edited: may type, revert and run (forwarded), not save", false, true, true, "w", c{Revert: true, RunNow: true, Duplicate: true, AddStep: true, ReadOnlyNote: true}},
 		{"reader, nothing open: no note", false, false, false, "", c{}},
 	} {
 		if got := EditorControlsFor(tc.writable, tc.open, tc.dirty, tc.existing); got != tc.want {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"baton/host"
 	"baton/store"
 )
 
@@ -144,20 +145,40 @@ func RunTimes(r *store.Run, now time.Time) string {
 	return s + ", " + Human(RunDuration(r, now))
 }
 
-// MayCancel reports whether a window that may write (writable) may ask to cancel r (nil:
-// no run chosen): only an active run.
-func MayCancel(writable bool, r *store.Run) bool { return writable && r != nil && r.Active() }
+// MayCancel reports whether a window may ask to cancel r (nil: no run chosen): only an
+// active run. Any open window may: a read-only one forwards the cancel to the writer.
+func MayCancel(r *store.Run) bool { return r != nil && r.Active() }
 
 // CancelEnabled reports whether the Cancel button is enabled: the run may be cancelled
 // and no cancel was asked for yet.
-func CancelEnabled(writable bool, r *store.Run) bool {
-	return MayCancel(writable, r) && !r.CancelRequested
+func CancelEnabled(r *store.Run) bool { return MayCancel(r) && !r.CancelRequested }
+
+// ForwardNote is what a read-only window says beside Cancel and Run now: they are sent
+// to the writer.
+func ForwardNote(st host.Status) string {
+	if st.WriterPID > 0 {
+		return fmt.Sprintf("Read-only window: Cancel and Run now are sent to the writer, window pid %d.", st.WriterPID)
+	}
+	return "Read-only window: Cancel and Run now are sent to the writer once there is one."
 }
 
-// CancelResult is the run view's note after a cancel: "" when it went through.
-func CancelResult(err error) string {
-	if err != nil {
+// SentText says what a window did with a forwarded run or cancel: "" when this window
+// wrote it itself (forwardedTo 0).
+func SentText(forwardedTo int) string {
+	if forwardedTo == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (sent to the writer, pid %d)", forwardedTo)
+}
+
+// CancelResult is the run view's note after a cancel: "" when this window cancelled it,
+// "Cancelled (sent to the writer, pid N)." when it was forwarded there.
+func CancelResult(err error, forwardedTo int) string {
+	switch {
+	case err != nil:
 		return "Not cancelled: " + ErrText(err)
+	case forwardedTo != 0:
+		return "Cancelled" + SentText(forwardedTo) + "."
 	}
 	return ""
 }
@@ -168,12 +189,12 @@ type NoteChange int
 // Note changes.
 const (
 	NoteKeep   NoteChange = iota // leave the note as it is
-	NoteReason                   // show why Cancel is disabled (the read-only reason)
+	NoteReason                   // show the read-only note (Cancel is sent to the writer)
 	NoteClear                    // clear the reason shown before
 )
 
 // RoleNote decides the run view's note: a read-only window showing an active run says
-// why Cancel is disabled, unless the note already shows something else (a cancel
+// that Cancel is sent to the writer, unless the note already shows something else (a cancel
 // result); the reason goes when it no longer applies. roleNote says the note now shows
 // the reason; noteShown that it shows anything.
 func RoleNote(writable bool, r *store.Run, roleNote, noteShown bool) NoteChange {

@@ -89,22 +89,26 @@ func TestCancelDecisions(t *testing.T) {
 		{"writer, cancel asked", true, asked, true, false},
 		{"writer, finished", true, done, false, false},
 		{"writer, no run", true, nil, false, false},
-		{"reader, running", false, running, false, false},
+		{"reader, running: forwarded to the writer", false, running, true, true},
+		{"reader, finished", false, done, false, false},
 	} {
-		if got := MayCancel(c.writable, c.r); got != c.mayCancel {
+		if got := MayCancel(c.r); got != c.mayCancel {
 			t.Errorf("%s: MayCancel = %v", c.name, got)
 		}
-		if got := CancelEnabled(c.writable, c.r); got != c.butn {
+		if got := CancelEnabled(c.r); got != c.butn {
 			t.Errorf("%s: CancelEnabled = %v", c.name, got)
 		}
 	}
-	if got := CancelResult(nil); got != "" {
+	if got := CancelResult(nil, 0); got != "" {
 		t.Errorf("CancelResult(nil) = %q", got)
 	}
-	if got := CancelResult(&host.ReadOnlyError{WriterPID: 9}); got != "Not cancelled: read-only: window pid 9 is the writer; make changes there" {
+	if got := CancelResult(nil, 41); got != "Cancelled (sent to the writer, pid 41)." {
+		t.Errorf("CancelResult(forwarded) = %q", got)
+	}
+	if got := CancelResult(&host.ReadOnlyError{WriterPID: 9}, 0); got != "Not cancelled: read-only: window pid 9 is the writer; make changes there" {
 		t.Errorf("CancelResult(read-only) = %q", got)
 	}
-	if got := CancelResult(errors.New("gone")); got != "Not cancelled: gone" {
+	if got := CancelResult(errors.New("gone"), 0); got != "Not cancelled: gone" {
 		t.Errorf("CancelResult = %q", got)
 	}
 }

@@ -64,9 +64,9 @@ func DeleteQuestion(name string) (title, message string) {
 	return "Delete workflow?", fmt.Sprintf("Delete %q? Its past runs stay in the history; its schedules are deleted.", name)
 }
 
-// StartedText says that run r was started.
-func StartedText(r store.Run) string {
-	return fmt.Sprintf("Started run %s (%s); see Runs.", r.ID, r.Status)
+// StartedText says that run id was started, here or by the writer it was sent to.
+func StartedText(id string, forwardedTo int) string {
+	return fmt.Sprintf("Started run %s%s; see Runs.", id, SentText(forwardedTo))
 }
 
 // DeletedText is the editor's empty state after workflow name was deleted here.

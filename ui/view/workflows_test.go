@@ -45,7 +45,10 @@ func TestWorkflowTexts(t *testing.T) {
 	if _, q := DeleteQuestion("nightly"); !strings.HasPrefix(q, `Delete "nightly"?`) {
 		t.Errorf("delete: %q", q)
 	}
-	if got := StartedText(store.Run{ID: "r5", Status: store.StatusQueued}); got != "Started run r5 (queued); see Runs." {
+	if got := StartedText("r5", 0); got != "Started run r5; see Runs." {
+		t.Errorf("StartedText = %q", got)
+	}
+	if got := StartedText("r5", 41); got != "Started run r5 (sent to the writer, pid 41); see Runs." {
 		t.Errorf("started: %q", got)
 	}
 	st := host.Status{Home: "/h", PID: 7}
