@@ -272,7 +272,7 @@ type runResult struct {
 
 func resultOf(r *store.Run, home string) runResult {
 	return runResult{ID: r.ID, Workflow: r.Workflow, Status: r.Status, Error: r.Error, ExitCode: r.ExitCode,
-		DurationMS: runTook(r).Milliseconds(), Log: logPath(r, home)}
+		DurationMS: r.Duration(time.Now()).Milliseconds(), Log: logPath(r, home)}
 }
 
 // run is `baton run WORKFLOW [--task T] [--wait]`.
@@ -322,7 +322,7 @@ func (c *cli) waitFor(w *Window, id string, forwardedTo int) int {
 		c.printJSON(res)
 	} else {
 		fmt.Fprint(c.stdout, res.LogTail)
-		fmt.Fprintf(c.stdout, "run %s of %s %s after %s\n", r.ID, r.Workflow, r.Status, human(runTook(&r)))
+		fmt.Fprintf(c.stdout, "run %s of %s %s after %s\n", r.ID, r.Workflow, r.Status, human(r.Duration(time.Now())))
 	}
 	if r.Status == store.StatusSucceeded {
 		return exitOK
@@ -380,7 +380,7 @@ func (c *cli) settle(w *Window) int {
 		if t.ctx.Err() != nil {
 			return exitOK // handed over, or no longer writing: nothing of ours to cancel
 		}
-		going := closeWouldCancel(w.Snapshot(), t.self)
+		going := closingCancels(w.Snapshot(), t.self)
 		if len(going) == 0 {
 			// Kick is serialised with the engine's own kicks: once it starts nothing, a run
 			// started by another kick is in the document already.
@@ -389,7 +389,7 @@ func (c *cli) settle(w *Window) int {
 				fmt.Fprintf(c.stderr, "%s: start queued runs: %v\n", c.name, err)
 				return exitFail
 			}
-			if len(ids) == 0 && len(closeWouldCancel(w.Snapshot(), t.self)) == 0 {
+			if len(ids) == 0 && len(closingCancels(w.Snapshot(), t.self)) == 0 {
 				return exitOK
 			}
 			continue
@@ -412,22 +412,6 @@ func (c *cli) settle(w *Window) int {
 			return exitInterrupted
 		}
 	}
-}
-
-// closeWouldCancel returns the runs of d that closing the writer window self would cancel:
-// its running runs whose workflow does not say on_owner_lost "adopt" (Engine.Stop).
-func closeWouldCancel(d *store.Doc, self store.Owner) []string {
-	var ids []string
-	for i := range d.Runs {
-		r := &d.Runs[i]
-		if r.Status != store.StatusRunning || r.Owner == nil || r.Owner.Instance != self.Instance {
-			continue
-		}
-		if wf := d.Workflow(r.Workflow); wf == nil || wf.OnOwnerLost != "adopt" {
-			ids = append(ids, r.ID)
-		}
-	}
-	return ids
 }
 
 // awaitEnd blocks until run id has ended and returns it as it ended. It looks again each
@@ -707,7 +691,7 @@ func (c *cli) runs([]string) int {
 		r := &p.Runs[i]
 		started, took := "-", "-"
 		if !r.Started.IsZero() {
-			started, took = human(now.Sub(r.Started))+" ago", human(runTook(r))
+			started, took = human(now.Sub(r.Started))+" ago", human(r.Duration(time.Now()))
 		}
 		rows = append(rows, []string{r.ID, r.Workflow, r.Status, started, took, r.Task, r.Error})
 	}
@@ -786,18 +770,6 @@ func tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n") + "\n"
-}
-
-// runTook is how long r ran (so far, while it runs); zero if it never started.
-func runTook(r *store.Run) time.Duration {
-	if r.Started.IsZero() {
-		return 0
-	}
-	end := r.Ended
-	if end.IsZero() {
-		end = time.Now()
-	}
-	return max(end.Sub(r.Started), 0)
 }
 
 // human writes a duration as people do: 850ms, 3.2s, 41s, 4m05s, 2h10m, 3d4h.

@@ -430,6 +430,35 @@ func (w *Window) Close() error {
 	return ierr
 }
 
+// RunsLeftAtClose sorts the running runs of d that the writer window (instance, pid)
+// owns by what closing it does to them: cancel (it stops them, recorded cancelled) or
+// keep (their workflow says on_owner_lost "adopt": they go on under their supervisors
+// and the next writer adopts them). A run recorded before owners had an instance is
+// matched by pid.
+func RunsLeftAtClose(d *store.Doc, instance string, pid int) (cancel, keep []string) {
+	for i := range d.Runs {
+		r := &d.Runs[i]
+		if r.Status != store.StatusRunning {
+			continue
+		}
+		if !((r.Owner != nil && r.Owner.Instance == instance) || (r.Owner == nil && r.OwnerPID == pid)) {
+			continue
+		}
+		if wf := d.Workflow(r.Workflow); wf != nil && wf.OnOwnerLost == "adopt" {
+			keep = append(keep, r.ID)
+		} else {
+			cancel = append(cancel, r.ID)
+		}
+	}
+	return cancel, keep
+}
+
+// closingCancels is what closing the writer window self would cancel now.
+func closingCancels(d *store.Doc, self store.Owner) []string {
+	cancel, _ := RunsLeftAtClose(d, self.Instance, self.PID)
+	return cancel
+}
+
 func (w *Window) epoch() uint64 {
 	d, _ := w.st.View()
 	return d.Epoch

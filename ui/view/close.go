@@ -34,21 +34,8 @@ func runsHere(st host.Status, doc *store.Doc) (cancel, keep int) {
 	if RoleOf(st) != host.RoleWriter {
 		return 0, 0
 	}
-	for i := range doc.Runs {
-		r := &doc.Runs[i]
-		if r.Status != store.StatusRunning {
-			continue
-		}
-		if !((r.Owner != nil && r.Owner.Instance == st.Instance) || (r.Owner == nil && r.OwnerPID == st.PID)) {
-			continue
-		}
-		if w := doc.Workflow(r.Workflow); w != nil && w.OnOwnerLost == "adopt" {
-			keep++
-		} else {
-			cancel++
-		}
-	}
-	return cancel, keep
+	c, k := host.RunsLeftAtClose(doc, st.Instance, st.PID)
+	return len(c), len(k)
 }
 
 // CloseQuestion is the question asked before closing a window in which going runs would

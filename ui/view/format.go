@@ -41,19 +41,7 @@ func StatusTone(status string) Tone {
 }
 
 // RunDuration is how long r ran (so far, if it still runs); zero if it never started.
-func RunDuration(r *store.Run, now time.Time) time.Duration {
-	if r.Started.IsZero() {
-		return 0
-	}
-	end := r.Ended
-	if end.IsZero() {
-		end = now
-	}
-	if d := end.Sub(r.Started); d > 0 {
-		return d
-	}
-	return 0
-}
+func RunDuration(r *store.Run, now time.Time) time.Duration { return r.Duration(now) }
 
 // Human formats a duration for people: "41 ms", "3.2 s", "4 min 05 s", "2 h 10 min".
 func Human(d time.Duration) string {
