@@ -224,7 +224,7 @@ func takeoverRef(b *testing.B, recorded, n int) (p50, p99 float64, ok bool) {
 	}
 	home := b.TempDir()
 	prefillHome(b, home, 2, recorded)
-	out, err := exec.Command(py, filepath.Join("testdata", "takeover_ref.py"), "bench", home, strconv.Itoa(n)).Output()
+	out, err := exec.Command(py, "-B", filepath.Join("testdata", "takeover_ref.py"), "bench", home, strconv.Itoa(n)).Output()
 	if err != nil {
 		b.Fatalf("takeover_ref.py: %v", err)
 	}
