@@ -33,8 +33,9 @@ import (
 // and the software painter antialias text a few levels apart, so pixels match within
 // pixelTolerance; another letter, colour, tint or icon is off by far more.
 
-// pixelTolerance is how far (0-255, per channel) a captured pixel may be from its reference.
-const pixelTolerance = 8
+// pixelTolerance is how far (0-255, per channel) a captured pixel may be from its
+// reference. Matches measured 1-3 off; another glyph or colour is off by tens or more.
+const pixelTolerance = 6
 
 // seeTimeout bounds the wait for a look to appear; the loaded CI machine draws a window
 // in about a second.
@@ -44,7 +45,7 @@ const seeTimeout = 20 * time.Second
 type look struct {
 	what string      // for messages, e.g. `role bar "Writer"`
 	img  *image.RGBA // the reference pixels, origin (0,0)
-	top  int         // only the top rows of the window are searched when > 0
+	top  int         // when > 0, only the window's top rows are searched (the role bar's)
 	// order lists img's pixels, those unlike its top-left corner (its ink) first: most
 	// places in a window fail on the first.
 	order []image.Point
@@ -147,6 +148,38 @@ func (r *references) button(variant, label string, icon fyne.Resource, imp widge
 	return newLook(fmt.Sprintf("%s %s button %q", variant, state, label), ink(img, area))
 }
 
+// rename is the editor's Rename… button, live or greyed.
+func (r *references) rename(variant string, live bool) look {
+	return r.button(variant, "Rename…", theme.DocumentCreateIcon(), widget.MediumImportance, live)
+}
+
+// delete is the editor's Delete button, live or greyed.
+func (r *references) delete(variant string, live bool) look {
+	return r.button(variant, "Delete", theme.DeleteIcon(), widget.DangerImportance, live)
+}
+
+// ask is the role bar's "Make this window the writer" button of a reader.
+func (r *references) ask(variant string) look {
+	return r.button(variant, "Make this window the writer", nil, widget.MediumImportance, true)
+}
+
+// message is a line of text of the given importance, as the editor says what happened.
+func (r *references) message(variant, text string, imp widget.Importance) look {
+	r.use(variant)
+	l := widget.NewLabel(text)
+	l.Importance = imp
+	img, at := r.render(l, l.MinSize().Width+2*theme.Padding(), l)
+	return newLook(fmt.Sprintf("%s message %q", variant, text), ink(img, at[0]))
+}
+
+// logLine is one line of a run's log as the log pane shows it.
+func (r *references) logLine(variant, line string) look {
+	r.use(variant)
+	g := widget.NewTextGridFromString(line)
+	img, at := r.render(g, g.MinSize().Width+2*theme.Padding(), g)
+	return newLook(fmt.Sprintf("%s log line %q", variant, line), ink(img, at[0]))
+}
+
 // ink crops img to the part of area that differs from area's top-left colour (the text
 // and icons on their background), with a margin of that background.
 func ink(img *image.RGBA, area image.Rectangle) *image.RGBA {
@@ -245,14 +278,14 @@ func (a *app) see(t testing.TB, display string, want, absent []look) *image.RGBA
 	deadline := time.Now().Add(seeTimeout)
 	for {
 		shot := a.capture(t, display)
-		missing, shown := a.check(shot, want, absent)
+		missing, shown := check(shot, want, absent)
 		if len(missing) == 0 && len(shown) == 0 {
 			return shot
 		}
 		if time.Now().After(deadline) {
 			dir := failureDir(t)
 			savePNG(t, filepath.Join(dir, "window.png"), shot)
-			for i, l := range append(want, absent...) {
+			for i, l := range slices.Concat(want, absent) {
 				savePNG(t, filepath.Join(dir, fmt.Sprintf("look-%d.png", i)), l.img)
 			}
 			t.Fatalf("window of pid %d after %v: missing %s; shown though it must not be: %s (capture and references in %s)",
@@ -262,7 +295,7 @@ func (a *app) see(t testing.TB, display string, want, absent []look) *image.RGBA
 }
 
 // check lists the looks of want not in shot and those of absent in it.
-func (a *app) check(shot *image.RGBA, want, absent []look) (missing, shown []string) {
+func check(shot *image.RGBA, want, absent []look) (missing, shown []string) {
 	for _, l := range want {
 		if _, ok := find(shot, l); !ok {
 			missing = append(missing, l.what)
@@ -301,34 +334,6 @@ func savePNG(t testing.TB, p string, img image.Image) {
 	if err := png.Encode(f, img); err != nil {
 		t.Fatalf("%s: %v", p, err)
 	}
-}
-
-// runNow is the editor's Run now button, live or greyed.
-func (r *references) runNow(variant string, live bool) look {
-	return r.button(variant, "Run now", theme.MediaPlayIcon(), widget.MediumImportance, live)
-}
-
-// delete is the editor's Delete button, live or greyed.
-func (r *references) delete(variant string, live bool) look {
-	return r.button(variant, "Delete", theme.DeleteIcon(), widget.DangerImportance, live)
-}
-
-// ask is the role bar's "Make this window the writer" button of a reader.
-func (r *references) ask(variant string) look {
-	return r.button(variant, "Make this window the writer", nil, widget.MediumImportance, true)
-}
-
-// cancelRun is the run view's Cancel run button, live or greyed.
-func (r *references) cancelRun(variant string, live bool) look {
-	return r.button(variant, "Cancel run", theme.MediaStopIcon(), widget.DangerImportance, live)
-}
-
-// logLine is one line of a run's log as the log pane shows it.
-func (r *references) logLine(variant, line string) look {
-	r.use(variant)
-	g := widget.NewTextGridFromString(line)
-	img, at := r.render(g, g.MinSize().Width+2*theme.Padding(), g)
-	return newLook(fmt.Sprintf("%s log line %q", variant, line), ink(img, at[0]))
 }
 
 // themed is env with Fyne's theme variant set.
