@@ -57,31 +57,23 @@ type retentionState struct {
 	at    atomic.Int64     // when the last pass began (unix ns)
 }
 
-// retentionStates holds each open window's retentionState; it goes when the window closes.
-var retentionStates sync.Map // *Window -> *retentionState
-
+// retention is this window's retention state, made at its first pass.
 func (w *Window) retention() *retentionState {
-	if s, ok := retentionStates.Load(w); ok {
-		return s.(*retentionState)
-	}
-	s, loaded := retentionStates.LoadOrStore(w, &retentionState{costs: map[string]int64{}})
-	if !loaded {
-		context.AfterFunc(w.ctx, func() { retentionStates.Delete(w) })
-	}
-	return s.(*retentionState)
+	w.retainOnce.Do(func() { w.retainState = &retentionState{costs: map[string]int64{}} })
+	return w.retainState
 }
 
-// RetentionReport says what one retention pass did.
-type RetentionReport struct {
-	Runs        int                `json:"runs"`         // runs of the history looked at
-	ByRule      int                `json:"by_rule"`      // runs the workflows' rules drop
-	ByCap       int                `json:"by_cap"`       // more runs the size cap drops
-	LogsRemoved int                `json:"logs_removed"` // logs deleted by this pass
-	LogBytes    int64              `json:"log_bytes"`    // what they cost on disk
-	Pending     int                `json:"pending"`      // dropped runs left for the next pass (the bound)
-	Archive     store.CompactStats `json:"archive"`
-	KeptBytes   int64              `json:"kept_bytes"` // what the history kept costs
-	Took        time.Duration      `json:"took"`
+// retentionReport says what one retention pass did.
+type retentionReport struct {
+	Runs        int   // runs of the history looked at
+	ByRule      int   // runs the workflows' rules drop
+	ByCap       int   // more runs the size cap drops
+	LogsRemoved int   // logs deleted by this pass
+	LogBytes    int64 // what they cost on disk
+	Pending     int   // dropped runs left for the next pass (the bound)
+	Archive     store.CompactStats
+	KeptBytes   int64 // what the history kept costs
+	Took        time.Duration
 }
 
 // retentionLoop runs retention passes for writer term t, the first retentionFirst after
@@ -121,12 +113,12 @@ func (w *Window) retentionPass(t *Term) {
 }
 
 // retain is one retention pass at time now. It stops where it is once term t ends.
-func (w *Window) retain(t *Term, now time.Time) (RetentionReport, error) {
+func (w *Window) retain(t *Term, now time.Time) (retentionReport, error) {
 	st := w.retention()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	start := time.Now()
-	var rep RetentionReport
+	var rep retentionReport
 	defer func() { st.idle.Store(time.Now().Add(retentionDuty * time.Since(start)).UnixNano()) }()
 	if t.ctx.Err() != nil {
 		return rep, t.endedError()
@@ -136,11 +128,11 @@ func (w *Window) retain(t *Term, now time.Time) (RetentionReport, error) {
 	doc := w.Snapshot()
 	st.gen.Store(doc.Generation)
 	st.at.Store(start.UnixNano())
-	archived, err := arch.Runs()
+	archived, n, err := arch.Runs()
 	if err != nil {
 		return rep, err
 	}
-	entries := workflow.HistoryOf(doc, archived)
+	entries := workflow.HistoryOf(doc, archived, n)
 	for i := range entries {
 		entries[i].Bytes += st.logCost(w.home, &entries[i])
 	}
@@ -164,7 +156,7 @@ func (w *Window) retain(t *Term, now time.Time) (RetentionReport, error) {
 // removeLogs deletes the logs of the dropped runs, oldest first, at most
 // retentionMaxDeletes, and returns the runs whose logs are gone (deleted now or before).
 // A run active in the newest document is skipped whatever the verdict (the second wall).
-func (w *Window) removeLogs(t *Term, st *retentionState, drop []workflow.Entry, rep *RetentionReport) map[string]bool {
+func (w *Window) removeLogs(t *Term, st *retentionState, drop []workflow.Entry, rep *retentionReport) map[string]bool {
 	active := map[string]bool{}
 	for _, r := range w.Snapshot().Runs {
 		if r.Active() {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,7 +155,7 @@ func TestRetentionPassDeletesOnlyProvablyFinishedHistory(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 	// The second wall: a verdict that names an active run (a stale list) deletes nothing.
-	var r2 RetentionReport
+	var r2 retentionReport
 	if gone := w.removeLogs(tm, w.retention(), []workflow.Entry{{ID: running.ID, Workflow: "w"}}, &r2); len(gone) != 0 || r2.LogsRemoved != 0 {
 		t.Errorf("the log of running run %s was deleted", running.ID)
 	}
@@ -272,12 +273,17 @@ func TestLogCostCountsWholeBlocks(t *testing.T) {
 // (2.6 million runs), kept by the default retention. The history is written directly, a
 // day at a time (86,400 runs: archive lines and a 38-byte log each, as a step that prints
 // nothing leaves), and after each day the writer's retention passes run until nothing is
-// left for them. It reports the files and bytes in the home at the end, the runs kept,
-// and the time of one pass: busy (one that deletes retentionMaxDeletes logs) and steady
-// (a pass with one minute's runs to drop, the writer's every minute: wall and CPU time),
-// medians over the days. Run with:
+// left for them. It reports:
+//   - files and bytes in the home at the end (disk: allocated blocks), runs and logs kept;
+//   - the writer's memory: the heap it keeps between passes (the archive's index and the
+//     log sizes) and the process's peak RSS (the history writing included);
+//   - the time of one pass, medians over the days: busy (one that deletes
+//     retentionMaxDeletes logs) and steady (one minute's runs to drop, as the writer's
+//     pass every minute has; wall and CPU time).
 //
-//	go test -run '^$' -bench BenchmarkRetentionMonthPerSecond -benchtime=1x -timeout 60m ./host/
+// Run with:
+//
+//	go test -run '^$' -bench BenchmarkRetentionMonthPerSecond -benchtime=1x -timeout 90m ./host/
 //
 // BATON_BENCH_RETENTION_DAYS shortens the month (default 30).
 func BenchmarkRetentionMonthPerSecond(b *testing.B) {
@@ -319,14 +325,24 @@ func BenchmarkRetentionMonthPerSecond(b *testing.B) {
 			steady, steadyCPU = append(steady, rep.Took), append(steadyCPU, cpuTime()-cpu)
 		}
 		files, disk, apparent := homeUsage(b, w.Home())
-		kept, _ := w.st.Archive().Runs()
+		_, kept, err := w.st.Archive().Runs()
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.ReportMetric(float64(files), "files")
 		b.ReportMetric(float64(disk)/(1<<20), "disk_MiB")
 		b.ReportMetric(float64(apparent)/(1<<20), "apparent_MiB")
-		b.ReportMetric(float64(len(kept)), "runs_archived")
+		b.ReportMetric(float64(kept), "runs_archived")
 		b.ReportMetric(float64(len(logsIn(b, w.Home()))), "logs")
 		b.ReportMetric(float64(days*86400), "runs_written")
 		b.ReportMetric(ms(median(busy)), "busy_pass_ms")
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		b.ReportMetric(float64(m.HeapAlloc)/(1<<20), "live_heap_MiB")
+		b.ReportMetric(float64(ru.Maxrss)/1024, "max_rss_MiB")
 		b.ReportMetric(ms(median(steady)), "steady_pass_ms")
 		b.ReportMetric(ms(median(steadyCPU)), "steady_pass_cpu_ms")
 	}

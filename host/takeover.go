@@ -161,6 +161,8 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	}
 	cleanInstances(w.home, self)
 	w.auditTakeover(tk)
+	w.termWG.Add(1) // history retention, off the hot path: its first pass comes 10 s later
+	go func() { defer w.termWG.Done(); w.retentionLoop(t) }()
 	t.kick()
 	return t, nil
 }
@@ -338,44 +340,49 @@ func (w *Window) cleanAbandoned(self store.Owner) {
 		_ = w.audit.Append(store.Clean{Removed: rm})
 	}
 	cleanInstances(w.home, self)
-	cleanRunTemps(w.home, self)
-	w.cleanSupervisorFiles()
+	// runs/ holds a log per run (hundreds of thousands in a busy home): it is looked
+	// through every 30 s, not every second; what it cleans is never in anyone's way.
+	if last := w.lastRuns.Load(); now-last >= int64(runsCleanEvery) && w.lastRuns.CompareAndSwap(last, now) {
+		w.cleanRunsFolder()
+	}
 }
 
-// cleanSupervisorFiles removes the files of supervisors whose runs the document records as
-// ended (or no longer has): a follower leaves them when its supervisor lingered after
-// writing the end. RemoveSupervisorFiles refuses while a supervisor holds its lock.
-func (w *Window) cleanSupervisorFiles() {
-	ents, _ := os.ReadDir(filepath.Join(w.home, "runs"))
-	if len(ents) == 0 {
+// runsCleanEvery is how often the writer looks through runs/ for abandoned files.
+const runsCleanEvery = 30 * time.Second
+
+// cleanRunsFolder removes, in one unsorted pass over runs/, by the deletion rule:
+//   - the temp files that supervisors and writers leave while they create a run's lock,
+//     spec or cancel request (.<pid>.<start>.<boot>.<run>...tmp), once the process named
+//     in the name is proven gone;
+//   - the files of supervisors whose runs the document records as ended (or no longer
+//     has): a follower leaves them when its supervisor lingered after writing the end.
+//     RemoveSupervisorFiles refuses while a supervisor holds its lock.
+func (w *Window) cleanRunsFolder() {
+	dir := filepath.Join(w.home, "runs")
+	f, err := os.Open(dir)
+	if err != nil {
 		return
 	}
-	doc := w.Snapshot()
+	ents, _ := f.ReadDir(-1) // unsorted: no sort of every log's name
+	f.Close()
+	var doc *store.Doc
 	for _, e := range ents {
-		id, ok := strings.CutSuffix(e.Name(), ".events")
-		if !ok || strings.HasPrefix(id, ".") {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			if t := strings.SplitN(name[1:], ".", 4); strings.HasSuffix(name, ".tmp") && len(t) == 4 && proc.TagGone(strings.Join(t[:3], ".")) {
+				_ = os.Remove(filepath.Join(dir, name))
+			}
 			continue
+		}
+		id, ok := strings.CutSuffix(name, ".events")
+		if !ok {
+			continue
+		}
+		if doc == nil {
+			doc = w.Snapshot()
 		}
 		if r := doc.Run(id); r == nil || r.Status != store.StatusRunning {
 			_ = workflow.RemoveSupervisorFiles(w.home, id)
-		}
-	}
-}
-
-// cleanRunTemps removes the temp files that supervisors and writers leave in runs/ while
-// they create a run's lock, spec or cancel request (.<pid>.<start>.<boot>.<run>...tmp),
-// once the process named in the name is proven gone (the deletion rule).
-func cleanRunTemps(home string, self store.Owner) {
-	dir := filepath.Join(home, "runs")
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
-			continue
-		}
-		f := strings.SplitN(name[1:], ".", 4)
-		if len(f) == 4 && proc.TagGone(strings.Join(f[:3], ".")) {
-			_ = os.Remove(filepath.Join(dir, name))
 		}
 	}
 }

@@ -68,6 +68,10 @@ type Window struct {
 	fsWarning string // set by Open when the home is on a network filesystem; never changes
 
 	lastClean atomic.Int64 // when the writer last removed abandoned files (unix ns)
+	lastRuns  atomic.Int64 // when it last looked through runs/ for abandoned files (unix ns)
+
+	retainOnce  sync.Once
+	retainState *retentionState // what its retention passes keep between them
 
 	termWG sync.WaitGroup // the goroutines of writer terms: takeover, scheduler, demote
 

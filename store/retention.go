@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"time"
@@ -31,31 +32,35 @@ type ArchivedRun struct {
 	Bytes    int64     // its line in the archive, the newline included
 }
 
-// Runs returns every archived run once (the copy in the newest file), newest first. It
-// reads only what was appended since the last call.
-func (a *Archive) Runs() ([]ArchivedRun, error) {
+// Runs returns every archived run once (the copy in the newest file), newest first, and
+// how many there are, as the index holds them now; it reads only what was appended since
+// the last call. The sequence copies nothing: a home may archive millions of runs.
+func (a *Archive) Runs() (iter.Seq[ArchivedRun], int, error) {
 	a.mu.Lock()
 	if err := a.refresh(); err != nil {
 		a.mu.Unlock()
-		return nil, err
+		return nil, 0, err
 	}
 	all := a.all // never modified in place: rebuild makes a new slice
 	a.mu.Unlock()
-	out := make([]ArchivedRun, len(all))
-	for i, e := range all {
-		out[i] = ArchivedRun{ID: e.id, Workflow: e.workflow, Status: e.status, Seq: e.seq,
-			At: time.Unix(0, e.at).UTC(), Bytes: int64(e.n) + 1}
-	}
-	return out, nil
+	return func(yield func(ArchivedRun) bool) {
+		for _, e := range all {
+			r := ArchivedRun{ID: e.id, Workflow: e.workflow, Status: e.status, Seq: e.seq,
+				At: time.Unix(0, e.at).UTC(), Bytes: int64(e.n) + 1}
+			if !yield(r) {
+				return
+			}
+		}
+	}, len(all), nil
 }
 
 // CompactStats says what one Compact did.
 type CompactStats struct {
-	Removed   int   `json:"removed"`   // files removed whole (every run in them dropped)
-	Rewritten int   `json:"rewritten"` // files rewritten without their dropped runs
-	Dropped   int   `json:"dropped"`   // run records removed
-	Freed     int64 `json:"freed"`     // bytes freed
-	Deferred  int   `json:"deferred"`  // files holding dropped runs left for a later pass
+	Removed   int   // files removed whole (every run in them dropped)
+	Rewritten int   // files rewritten without their dropped runs
+	Dropped   int   // run records removed
+	Freed     int64 // bytes freed
+	Deferred  int   // files holding dropped runs left for a later pass
 }
 
 // CompactAge is how long a dropped run may wait in an archive file that is mostly kept:
@@ -67,9 +72,8 @@ const CompactAge = 24 * time.Hour
 // run is dropped is removed; a file is rewritten once at least half of its bytes are
 // dropped runs, or once it was last written CompactAge ago, so each byte is rewritten a
 // bounded number of times however often retention runs (the rest wait in Deferred, and
-// History still lists them meanwhile).
-// Past the first rewrite, at most maxRewrite bytes are rewritten per call (removals are
-// free); the oldest files come first.
+// History still lists them meanwhile). Past the first rewrite, at most maxRewrite bytes
+// are rewritten per call (removals are free); the oldest files come first.
 //
 // Only the writer calls it, and check says whether it still is: it runs before each file
 // is replaced or removed, and an error stops the compaction there (another window may be
@@ -93,18 +97,11 @@ func (a *Archive) Compact(drop map[string]bool, maxRewrite int64, check func() e
 			st.Deferred++ // over this call's budget: the next call goes on
 			continue
 		}
-		kept, n, err := a.compactFile(p.name, drop, check)
+		written, err := a.compactFile(p.name, drop, check, &st)
 		if err != nil {
 			return st, err
 		}
-		if kept < 0 {
-			st.Removed++
-		} else {
-			st.Rewritten++
-			maxRewrite -= kept
-		}
-		st.Dropped += n
-		st.Freed += p.size - max(kept, 0)
+		maxRewrite -= written
 	}
 	return st, nil
 }
@@ -150,9 +147,9 @@ func (a *Archive) plan(drop map[string]bool) ([]filePlan, error) {
 	return out, nil
 }
 
-// compactFile rewrites archive file name without the runs in drop (or removes it when
-// none is left, returning kept -1) and returns the bytes kept and the records dropped.
-func (a *Archive) compactFile(name string, drop map[string]bool, check func() error) (kept int64, dropped int, err error) {
+// compactFile rewrites archive file name without the runs in drop, or removes it when
+// none is left; it adds what it did to st and returns the bytes it wrote.
+func (a *Archive) compactFile(name string, drop map[string]bool, check func() error, st *CompactStats) (int64, error) {
 	a.wmu.Lock()
 	a.compacting = name // from now on appends go to a new part: nothing appended is lost
 	a.wmu.Unlock()
@@ -165,26 +162,30 @@ func (a *Archive) compactFile(name string, drop map[string]bool, check func() er
 	}()
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0, 0, fmt.Errorf("archive: compact: %w", err)
+		return 0, fmt.Errorf("archive: compact: %w", err)
 	}
 	out, dropped := keepLines(data, drop)
+	freed := int64(len(data) - len(out)) // data is dead from here: a 32 MiB file is not held twice
 	if err := check(); err != nil {
-		return 0, 0, fmt.Errorf("archive: compact %s: %w", name, err)
+		return 0, fmt.Errorf("archive: compact %s: %w", name, err)
 	}
 	if len(out) == 0 {
 		if err := os.Remove(path); err != nil {
-			return 0, 0, fmt.Errorf("archive: compact: %w", err)
+			return 0, fmt.Errorf("archive: compact: %w", err)
 		}
-		Failpoint("archive.compact.after-remove")
 		if err := syncDir(a.dir); err != nil {
-			return 0, 0, fmt.Errorf("archive: compact: fsync %s: %w", a.dir, err)
+			return 0, fmt.Errorf("archive: compact: fsync %s: %w", a.dir, err)
 		}
-		return -1, dropped, nil
+		st.Removed++
+	} else {
+		if err := WriteFileAtomic(path, out, func() { Failpoint("archive.compact.before-rename") }); err != nil {
+			return 0, fmt.Errorf("archive: compact: %w", err)
+		}
+		st.Rewritten++
 	}
-	if err := WriteFileAtomic(path, out, func() { Failpoint("archive.compact.before-rename") }); err != nil {
-		return 0, 0, fmt.Errorf("archive: compact: %w", err)
-	}
-	return int64(len(out)), dropped, nil
+	st.Dropped += dropped
+	st.Freed += freed
+	return int64(len(out)), nil
 }
 
 // keepLines returns the whole lines of data that hold a run not in drop, and how many

@@ -80,9 +80,13 @@ func TestArchiveRunsListsWhatRetentionNeeds(t *testing.T) {
 	runs := archivedRuns("a", 1, 5)
 	runs[2].Ended = time.Time{} // never ended: its age counts from its creation
 	_, a := archiveWith(t, 0, 2, runs)
-	got, err := a.Runs()
+	seq, n, err := a.Runs()
 	if err != nil {
 		t.Fatal(err)
+	}
+	got := slices.Collect(seq)
+	if n != len(got) {
+		t.Errorf("Runs() says %d runs, yields %d", n, len(got))
 	}
 	if len(got) != 5 || got[0].ID != "r5-a" || got[4].ID != "r1-a" {
 		t.Fatalf("Runs() = %+v, want r5-a .. r1-a", got)
@@ -418,12 +422,12 @@ func TestHistoryDuringCompactionStress(t *testing.T) {
 // indexIDs lists the runs a's index holds, sorted.
 func indexIDs(t *testing.T, a *Archive) []string {
 	t.Helper()
-	rs, err := a.Runs()
+	rs, _, err := a.Runs()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
-	for _, r := range rs {
+	for r := range rs {
 		ids = append(ids, r.ID)
 	}
 	slices.Sort(ids)
@@ -486,5 +490,39 @@ func TestHistoryHealsAnIndexItCannotTellIsStale(t *testing.T) {
 	rewriteInPlace(t, a, archiveFiles(t, a)[0], others, true)
 	if got := historyIDs(t, reader); !slices.Equal(got, idsOf(others)) {
 		t.Errorf("history after an undetectable rewrite %q, want %q", got, idsOf(others))
+	}
+}
+
+// TestCompactBoundsTheBytesRewrittenPerCall: past its first rewrite a call rewrites no
+// more than its budget; the next call goes on where it stopped.
+func TestCompactBoundsTheBytesRewrittenPerCall(t *testing.T) {
+	runs := archivedRuns("a", 10, 30)
+	line := int64(len(mustJSON(t, runs[0])) + 1)
+	s, a := archiveWith(t, 10*line, 10, runs) // three parts of ten runs
+	drop := map[string]bool{}
+	for i, r := range runs {
+		if i%10 < 6 { // six of each part: each to be rewritten
+			drop[r.ID] = true
+		}
+	}
+	st, err := a.Compact(drop, 5*line, noCheck)
+	if err != nil || st.Rewritten != 1 || st.Deferred != 2 {
+		t.Fatalf("first call %+v, %v; want one file rewritten, two left", st, err)
+	}
+	st, err = a.Compact(drop, 5*line, noCheck)
+	if err != nil || st.Rewritten != 1 || st.Deferred != 1 {
+		t.Fatalf("second call %+v, %v; want the next file rewritten", st, err)
+	}
+	if _, err := a.Compact(drop, 1<<30, noCheck); err != nil {
+		t.Fatal(err)
+	}
+	var want []Run
+	for i, r := range runs {
+		if i%10 >= 6 {
+			want = append(want, r)
+		}
+	}
+	if got := historyIDs(t, s); !slices.Equal(got, idsOf(want)) {
+		t.Errorf("history %q, want %q", got, idsOf(want))
 	}
 }

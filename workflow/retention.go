@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"cmp"
+	"iter"
 	"path/filepath"
 	"slices"
 	"time"
@@ -15,9 +16,10 @@ import (
 // cap, the oldest finished runs go first. An active run is never dropped, whatever the
 // cap. This file is the decision only; the writer applies it (host/retention.go).
 //
-// The defaults keep a year of a daily schedule (1,000 runs: 2.7 years) and three days of
-// a per-second one (259,200 runs), and the cap keeps any mix under 1 GiB. A schedule every
-// minute keeps three days (4,320 runs); one every hour keeps 1,000 runs (41 days).
+// The defaults keep a year of a daily schedule (1,000 runs: 2.7 years) and a few days of a
+// per-second one: three by the rule (259,200 runs), 2.7 under the 1 GiB cap, which keeps
+// any mix of schedules bounded (BenchmarkRetentionMonthPerSecond). A schedule every minute
+// keeps three days (4,320 runs); one every hour keeps 1,000 runs (41 days).
 const (
 	DefaultKeepRuns     = 1000
 	DefaultKeepFor      = 72 * time.Hour
@@ -68,20 +70,20 @@ type Entry struct {
 	Bytes    int64     // what it costs on disk: its log and its archived record
 }
 
-// HistoryOf lists every run of the home once, from the document d and the archive (the
-// document's copy of a run wins). A run is finished only if its recorded status says so;
-// a run whose id cannot name a file is listed as active, so it is never dropped (its log
-// could not be named safely). Bytes holds the archived record's size; the caller adds the
-// log's.
-func HistoryOf(d *store.Doc, archived []store.ArchivedRun) []Entry {
-	out := make([]Entry, 0, len(d.Runs)+len(archived))
+// HistoryOf lists every run of the home once, from the document d and the n runs of the
+// archive (the document's copy of a run wins). A run is finished only if its recorded
+// status says so; a run whose id cannot name a file is listed as active, so it is never
+// dropped (its log could not be named safely). Bytes holds the archived record's size;
+// the caller adds the log's.
+func HistoryOf(d *store.Doc, archived iter.Seq[store.ArchivedRun], n int) []Entry {
+	out := make([]Entry, 0, len(d.Runs)+n)
 	inDoc := make(map[string]bool, len(d.Runs))
 	for i := range d.Runs {
 		r := &d.Runs[i]
 		inDoc[r.ID] = true
 		out = append(out, entryOf(r.ID, r.Workflow, r.Status, r.Seq, endOf(r), 0))
 	}
-	for _, a := range archived {
+	for a := range archived {
 		if !inDoc[a.ID] {
 			out = append(out, entryOf(a.ID, a.Workflow, a.Status, a.Seq, a.At, a.Bytes))
 		}
@@ -111,50 +113,59 @@ type Verdict struct {
 }
 
 // Retain decides which entries go under policy p at time now. It never drops an active
-// entry.
+// entry. It sorts entries in place: a home's history may be millions of runs, so it
+// copies none but the ones it drops.
 func Retain(entries []Entry, p Policy, now time.Time) Verdict {
-	finished := make([]Entry, 0, len(entries))
+	// The active ones last; the finished ones by workflow, newest first, to rank them.
+	slices.SortFunc(entries, func(a, b Entry) int {
+		return cmp.Or(cmpBool(a.Active, b.Active), cmp.Compare(a.Workflow, b.Workflow), cmp.Compare(b.Seq, a.Seq))
+	})
 	var v Verdict
-	for _, e := range entries {
+	var kept []int32 // the finished entries kept
+	rank, keepRuns, keepFor := 0, 0, time.Duration(0)
+	for i := range entries {
+		e := &entries[i]
 		if e.Active {
 			v.KeptBytes += e.Bytes
-		} else {
-			finished = append(finished, e)
+			continue
 		}
-	}
-	// Newest first within each workflow, to rank them.
-	slices.SortFunc(finished, func(a, b Entry) int {
-		return cmp.Or(cmp.Compare(a.Workflow, b.Workflow), cmp.Compare(b.Seq, a.Seq))
-	})
-	kept := finished[:0:0]
-	rank := 0
-	for i, e := range finished {
-		if i == 0 || e.Workflow != finished[i-1].Workflow {
+		if i == 0 || e.Workflow != entries[i-1].Workflow {
 			rank = 0
+			keepRuns, keepFor = p.Rule(e.Workflow)
 		}
-		keepRuns, keepFor := p.Rule(e.Workflow)
 		if rank < keepRuns || now.Sub(e.At) < keepFor {
-			kept = append(kept, e)
+			kept = append(kept, int32(i))
 			v.KeptBytes += e.Bytes
 		} else {
-			v.Drop = append(v.Drop, e)
+			v.Drop = append(v.Drop, *e)
 		}
 		rank++
 	}
 	v.ByRule = len(v.Drop)
 	if v.KeptBytes > p.MaxHomeBytes {
-		slices.SortFunc(kept, oldestFirst)
-		for _, e := range kept {
+		slices.SortFunc(kept, func(a, b int32) int { return oldestFirst(entries[a], entries[b]) })
+		for _, i := range kept {
 			if v.KeptBytes <= p.MaxHomeBytes {
 				break
 			}
-			v.Drop = append(v.Drop, e)
-			v.KeptBytes -= e.Bytes
+			v.Drop = append(v.Drop, entries[i])
+			v.KeptBytes -= entries[i].Bytes
 			v.ByCap++
 		}
 	}
 	slices.SortFunc(v.Drop, oldestFirst)
 	return v
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func oldestFirst(a, b Entry) int { return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq)) }

@@ -124,7 +124,7 @@ func TestHistoryOfMergesDocumentAndArchive(t *testing.T) {
 		{ID: "../x", Workflow: "w", Seq: 3, Status: store.StatusSucceeded, At: old, Bytes: 30},
 		{ID: "r4", Workflow: "w", Seq: 4, Status: "weird", At: old, Bytes: 40},
 	}
-	es := HistoryOf(d, archived)
+	es := HistoryOf(d, slices.Values(archived), len(archived))
 	byID := map[string]Entry{}
 	for _, e := range es {
 		if _, dup := byID[e.ID]; dup {
