@@ -171,7 +171,9 @@ func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, err
 	if len(b) > maxForwardFile {
 		return nil, fmt.Errorf("%w: request of %d bytes is too large to forward", workflow.ErrInvalid, len(b))
 	}
-	if err := store.WriteFileAtomic(requestPath(w.home, id, ".json"), b, nil); err != nil {
+	// Atomic, not durable: a machine crash ends the requester too, and a request torn by
+	// one is answered invalid, never applied (its applying save is the durable record).
+	if err := store.WriteFileAtomicVolatile(requestPath(w.home, id, ".json"), b); err != nil {
 		return nil, fmt.Errorf("forward to the writer: %w", err)
 	}
 	t0 := time.Now()
@@ -420,7 +422,7 @@ func (w *Window) answerClaimed(t *Term, path, id string, live map[string]bool) {
 	}
 	rep := forwardReply{ID: id, Requester: fr.Requester, WriterPID: t.self.PID, Outcome: outcome}
 	b, _ := json.Marshal(rep)
-	if err := store.WriteFileAtomic(replyPath(w.home, id), b, nil); err != nil {
+	if err := store.WriteFileAtomicVolatile(replyPath(w.home, id), b); err != nil { // the answer's durable copy is Applied
 		w.opts.Logf("answer forwarded request %s: %v", id, err)
 		return
 	}

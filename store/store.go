@@ -521,14 +521,26 @@ func WriteFileAtomic(path string, data []byte, beforeRename func()) error {
 	return t.replace(data, beforeRename)
 }
 
+// WriteFileAtomicVolatile replaces path with data atomically but not durably: readers see
+// the old or the new file, never a mix, but a machine crash may leave either, or an empty
+// or partial new one. For messages between live processes that nobody needs after a crash
+// (a forwarded request and its reply: the requester does not survive one), it saves two
+// fsyncs, each a journal commit on a busy disk.
+func WriteFileAtomicVolatile(path string, data []byte) error {
+	t := &tempFile{path: path, volatile: true}
+	t.create()
+	return t.replace(data, nil)
+}
+
 // tempFile is the temp file of one atomic replace of path: created in path's folder
 // (O_EXCL, 0600), written, fsynced, renamed over path.
 type tempFile struct {
-	path string
-	done chan struct{} // closed once create returned, when created in the background
-	f    *os.File
-	name string
-	err  error
+	path     string
+	volatile bool          // no fsync of the file or the folder (WriteFileAtomicVolatile)
+	done     chan struct{} // closed once create returned, when created in the background
+	f        *os.File
+	name     string
+	err      error
 }
 
 // startTemp begins creating the temp file that will replace path and returns at once,
@@ -583,8 +595,10 @@ func (t *tempFile) replace(data []byte, beforeRename func()) error {
 		return fmt.Errorf("save %s: write: %w", path, err)
 	}
 	Failpoint("save.after-temp-write")
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("save %s: fsync: %w", path, err)
+	if !t.volatile {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("save %s: fsync: %w", path, err)
+		}
 	}
 	Failpoint("save.after-fsync")
 	if err := f.Close(); err != nil {
@@ -598,6 +612,9 @@ func (t *tempFile) replace(data []byte, beforeRename func()) error {
 	}
 	ok = true
 	Failpoint("save.after-rename")
+	if t.volatile {
+		return nil
+	}
 	if err := syncDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("save %s: %w: fsync folder: %w", path, ErrNotDurable, err)
 	}
