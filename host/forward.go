@@ -154,14 +154,12 @@ func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, err
 	if err != nil {
 		return nil, err
 	}
-	fw, err := fsnotify.NewWatcher()
+	rw, err := w.replyWatch()
 	if err != nil {
 		return nil, fmt.Errorf("forward to the writer: watch replies: %w", err)
 	}
-	defer fw.Close()
-	if err := fw.Add(filepath.Join(w.home, repliesDir)); err != nil { // before the request exists
-		return nil, fmt.Errorf("forward to the writer: watch replies: %w", err)
-	}
+	changed, stop := rw.await(id) // before the request exists
+	defer stop()
 	body := forwardRequest{ID: id, Requester: w.Self(), Request: *req}
 	body.Request.ID, body.Request.Forward = nil, false
 	b, err := json.Marshal(body)
@@ -177,7 +175,7 @@ func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, err
 		return nil, fmt.Errorf("forward to the writer: %w", err)
 	}
 	t0 := time.Now()
-	rep, err := awaitReply(ctx, fw, w.home, id)
+	rep, err := awaitReply(ctx, changed, w.home, id)
 	if rep == nil && err == nil {
 		if w.withdraw(id) {
 			why := fmt.Sprintf("no writer took the request within %s", time.Since(t0).Round(time.Millisecond))
@@ -187,7 +185,7 @@ func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, err
 			return nil, fmt.Errorf("%w: %s (%s); it was withdrawn and will not be applied", workflow.ErrConflict, why, w.describeWriter())
 		}
 		// A writer took it before the withdrawal: its answer is on its way.
-		if rep, err = awaitReply(ctx, fw, w.home, id); rep == nil && err == nil {
+		if rep, err = awaitReply(ctx, changed, w.home, id); rep == nil && err == nil {
 			return nil, fmt.Errorf("%w: the writer (%s) took the request but did not answer within %s; it may still be applied",
 				workflow.ErrConflict, w.describeWriter(), time.Since(t0).Round(time.Millisecond))
 		}
@@ -230,7 +228,7 @@ func (w *Window) describeWriter() string {
 
 // awaitReply waits for replies/<id>.json for ForwardTimeout at most, less if ctx ends
 // sooner. It returns nil, nil when the time is up.
-func awaitReply(ctx context.Context, fw *fsnotify.Watcher, home, id string) (*forwardReply, error) {
+func awaitReply(ctx context.Context, changed <-chan struct{}, home, id string) (*forwardReply, error) {
 	timer := time.NewTimer(ForwardTimeout)
 	defer timer.Stop()
 	for {
@@ -238,13 +236,85 @@ func awaitReply(ctx context.Context, fw *fsnotify.Watcher, home, id string) (*fo
 		if err == nil || !errors.Is(err, os.ErrNotExist) {
 			return rep, err
 		}
-		select { // any event in replies/ or a watch error: look again
-		case <-fw.Events:
-		case <-fw.Errors:
+		select { // its reply appeared, or the watch lost events: look again
+		case <-changed:
 		case <-timer.C:
 			return nil, nil
 		case <-ctx.Done():
 			return nil, nil
+		}
+	}
+}
+
+// replyWatcher is a window's one watch of replies/, shared by its waiting requests: each
+// registers the id it waits for and is woken when a file of that name appears (all are
+// woken when the watch may have lost events). One per window, not one per request:
+// closing an inotify instance waits for a kernel grace period (10–20 ms measured here),
+// which a requester would pay on every request, and instances are few per user.
+type replyWatcher struct {
+	mu      sync.Mutex
+	waiting map[string]chan struct{} // by request id; buffered 1
+}
+
+// replyWatch returns the window's reply watch, starting it at the first call; it ends
+// with the window.
+func (w *Window) replyWatch() (*replyWatcher, error) {
+	w.replyOnce.Do(func() {
+		fw, err := fsnotify.NewWatcher()
+		if err == nil {
+			if err = fw.Add(filepath.Join(w.home, repliesDir)); err != nil {
+				fw.Close()
+			}
+		}
+		if err != nil {
+			w.replyErr = err
+			return
+		}
+		rw := &replyWatcher{waiting: map[string]chan struct{}{}}
+		w.replies = rw
+		go func() {
+			defer fw.Close()
+			for {
+				select {
+				case <-w.ctx.Done():
+					return
+				case ev := <-fw.Events:
+					if id, _, _ := strings.Cut(filepath.Base(ev.Name), "."); id != "" { // not a temp file
+						rw.wake(id)
+					}
+				case <-fw.Errors: // events may be lost (overflow): everyone looks again
+					rw.wake("")
+				}
+			}
+		}()
+	})
+	return w.replies, w.replyErr
+}
+
+// await registers a wait for the reply to request id: changed receives when a file of
+// that name may have appeared. Call stop when done.
+func (r *replyWatcher) await(id string) (changed <-chan struct{}, stop func()) {
+	ch := make(chan struct{}, 1)
+	r.mu.Lock()
+	r.waiting[id] = ch
+	r.mu.Unlock()
+	return ch, func() {
+		r.mu.Lock()
+		delete(r.waiting, id)
+		r.mu.Unlock()
+	}
+}
+
+// wake tells the waiter for request id (every waiter when id is "") to look again.
+func (r *replyWatcher) wake(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, ch := range r.waiting {
+		if id == "" || k == id {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
 		}
 	}
 }

@@ -70,6 +70,10 @@ type Window struct {
 	lastClean atomic.Int64 // when the writer last removed abandoned files (unix ns)
 	lastRuns  atomic.Int64 // when it last looked through runs/ for abandoned files (unix ns)
 
+	replyOnce sync.Once     // the watch of replies/ for forwarded requests (forward.go)
+	replies   *replyWatcher // nil if it could not start: replyErr says why
+	replyErr  error
+
 	retainOnce  sync.Once
 	retainState *retentionState // what its retention passes keep between them
 
