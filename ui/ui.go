@@ -122,6 +122,7 @@ type Main struct {
 	tabIndex  map[string]*container.TabItem
 	writeable bool
 	autoOpen  bool // the first workflow was opened for the person
+	released  bool // the start's memory was given back (releaseStartupMemory)
 	chartBox  fyne.CanvasObject
 	closeAsk  dialog.Dialog // the close confirmation while it is shown
 }
@@ -266,12 +267,16 @@ func (m *Main) offer(evs []host.Event) {
 }
 
 // applyPending applies what the watcher offered since the last apply. UI goroutine.
+// Nothing new (as when Watch finds the snapshot New rendered) is not rendered again.
 func (m *Main) applyPending() {
 	p := &m.pend
 	p.mu.Lock()
 	doc, st, tk, evs := p.doc, p.st, p.tk, p.evs
 	p.evs, p.queued = nil, false
 	p.mu.Unlock()
+	if len(evs) == 0 && doc == m.doc && st == m.st && tk.Epoch == m.tk.Epoch {
+		return
+	}
 	m.apply(doc, st, tk, evs)
 }
 
@@ -313,6 +318,7 @@ func (m *Main) apply(doc *store.Doc, st host.Status, tk host.Takeover, evs []hos
 	}
 	m.st, m.tk = st, tk
 	m.render(evs)
+	m.releaseStartupMemory()
 }
 
 // render redraws everything from m.doc and m.st. UI goroutine.
@@ -341,11 +347,17 @@ func (m *Main) render(evs []host.Event) {
 	m.Footer.SetText(view.Footer(m.st, m.doc))
 }
 
-// renderRole updates the role bar and, when the role changed, every write control.
+// renderRole updates the role bar and every write control.
 func (m *Main) renderRole() {
-	m.Role.set(m.st.Role, view.RoleText(m.st, m.tk, m.doc, m.opts.Now()))
+	m.renderRoleText()
 	m.writeable = view.Writable(m.st)
 	m.updateControls()
+}
+
+// renderRoleText updates the role bar's text, which changes with time too: a takeover
+// note goes after a while.
+func (m *Main) renderRoleText() {
+	m.Role.set(m.st.Role, view.RoleText(m.st, m.tk, m.doc, m.opts.Now()))
 }
 
 // updateControls enables exactly the write controls this window may use now.
@@ -356,9 +368,12 @@ func (m *Main) updateControls() {
 	m.RunView.setWritable(m.writeable, reason, m.selectedRun())
 }
 
-// tick is the periodic refresh. UI goroutine.
+// tick is the periodic refresh. UI goroutine. It redraws only what changes with time:
+// the write controls change with snapshots (render) and edits, and setting them on every
+// tick redrew buttons (the schedule form's Pause sets its text and icon) twice a second
+// in an idle window.
 func (m *Main) tick(chunk logChunk, entries []store.Entry, fresh bool) {
-	m.renderRole()
+	m.renderRoleText()
 	if view.AnyRunning(m.doc) {
 		m.Runs.Refresh()
 		m.renderRun()
