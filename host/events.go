@@ -121,7 +121,10 @@ func (s *Sub) pump() {
 			continue
 		}
 		e := s.q[0]
-		s.q = s.q[1:]
+		s.q[0] = Event{}
+		if s.q = s.q[1:]; len(s.q) == 0 {
+			s.q = nil // a burst's backing array goes with it
+		}
 		s.mu.Unlock()
 		select {
 		case s.out <- e:

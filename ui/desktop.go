@@ -226,3 +226,12 @@ func (m *Main) SaveWindowSize() {
 	p.SetFloat(m.prefKey("width"), float64(s.Width))
 	p.SetFloat(m.prefKey("height"), float64(s.Height))
 }
+
+// canNotify reports whether app can raise a desktop notification: a real desktop only
+// with a session bus (see hasSessionBus); other drivers (Fyne's test driver) always.
+func canNotify(app fyne.App) bool {
+	if _, ok := app.(desktop.App); ok {
+		return hasSessionBus()
+	}
+	return true
+}

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"image/color"
-
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
@@ -24,10 +22,25 @@ func errLabel() *widget.Label {
 // of a whole label.
 func errLine(l *widget.Label) fyne.CanvasObject { return compact(l) }
 
-// compact draws o with almost no inner padding: a line of small text takes little more
-// than its own height.
-func compact(o fyne.CanvasObject) *container.ThemeOverride {
-	return container.NewThemeOverride(o, compactTheme{})
+// compact draws o with its inner padding cut to 1 px: a line of small text takes little
+// more than its own height.
+func compact(o fyne.CanvasObject) *fyne.Container { return container.New(compactLayout{}, o) }
+
+// compactLayout lays its one object out over the container and beyond it by all but 1 px
+// of the inner padding on each side, so the object's padding overlaps its neighbours'.
+type compactLayout struct{}
+
+func compactCut() float32 { return max(theme.InnerPadding()-1, 0) }
+
+func (compactLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	c := compactCut()
+	return objs[0].MinSize().SubtractWidthHeight(2*c, 2*c).Max(fyne.NewSize(0, 0))
+}
+
+func (compactLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	c := compactCut()
+	objs[0].Move(fyne.NewPos(-c, -c))
+	objs[0].Resize(size.AddWidthHeight(2*c, 2*c))
 }
 
 // setProblem shows msg in an error label ("" clears it, keeping its place).
@@ -35,21 +48,4 @@ func setProblem(l *widget.Label, msg string) {
 	if l.Text != msg {
 		l.SetText(msg)
 	}
-}
-
-// compactTheme is the app's current theme with almost no inner padding.
-type compactTheme struct{}
-
-func (compactTheme) th() fyne.Theme { return fyne.CurrentApp().Settings().Theme() }
-
-func (t compactTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
-	return t.th().Color(n, v)
-}
-func (t compactTheme) Font(s fyne.TextStyle) fyne.Resource     { return t.th().Font(s) }
-func (t compactTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return t.th().Icon(n) }
-func (t compactTheme) Size(n fyne.ThemeSizeName) float32 {
-	if n == theme.SizeNameInnerPadding {
-		return 1
-	}
-	return t.th().Size(n)
 }

@@ -365,7 +365,7 @@ func (m *Main) updateControls() {
 	reason := view.ReadOnlyReason(m.st)
 	m.Editor.setWritable(m.writeable, reason)
 	m.Schedules.updateButtons()
-	m.RunView.setWritable(m.writeable, reason, m.selectedRun())
+	m.RunView.setWritable(m.writeable, view.ForwardNote(m.st), m.selectedRun())
 }
 
 // tick is the periodic refresh. UI goroutine. It redraws only what changes with time:
@@ -388,7 +388,11 @@ func (m *Main) tick(chunk logChunk, entries []store.Entry, fresh bool) {
 // notify sends a desktop notification for each run that failed since the window opened
 // (view.FailureNotices decides which). UI goroutine.
 func (m *Main) notify(evs []host.Event) {
-	for _, n := range view.FailureNotices(m.st, evs, m.doc, m.opened, m.notified) {
+	notices := view.FailureNotices(m.st, evs, m.doc, m.opened, m.notified)
+	if len(notices) > 0 && !canNotify(m.App) {
+		return // a desktop without a session bus: each try would only log an error
+	}
+	for _, n := range notices {
 		m.App.SendNotification(fyne.NewNotification(n.Title, n.Message))
 	}
 }

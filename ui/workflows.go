@@ -50,7 +50,7 @@ func (m *Main) updateWorkflowRow(i widget.ListItemID, o fyne.CanvasObject) {
 	c := o.(*fyne.Container)
 	text := c.Objects[0].(*fyne.Container)
 	text.Objects[0].(*widget.Label).SetText(w.Name)
-	text.Objects[1].(*container.ThemeOverride).Content.(*widget.Label).SetText(view.WorkflowDetail(w))
+	text.Objects[1].(*fyne.Container).Objects[0].(*widget.Label).SetText(view.WorkflowDetail(w))
 	icon := c.Objects[1].(*widget.Icon)
 	if st, ok := m.lastOf[w.Name]; ok {
 		icon.SetResource(statusIcon(view.StatusTone(st)))
