@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,5 +126,26 @@ func TestSpareGoesWithHandOver(t *testing.T) {
 	spareOf(t, b.pid)
 	if left := childrenWithArgs(a.pid, workflow.SuperviseArg, workflow.SpareArg); len(left) > 0 {
 		t.Fatalf("the reader keeps spares %v", left)
+	}
+}
+
+// waitSpareWaiting waits until window pid's spare supervisor has started up and waits for
+// a run (one of its threads is in recvmsg(2)), as a person's next run finds it. Starting
+// up has no event to wait on, so /proc is polled.
+func waitSpareWaiting(tb testing.TB, pid int) {
+	tb.Helper()
+	recvmsg := map[string]string{"amd64": "47", "arm64": "212"}[runtime.GOARCH]
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		for _, sp := range childrenWithArgs(pid, workflow.SuperviseArg, workflow.SpareArg) {
+			calls, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/syscall", sp))
+			for _, c := range calls {
+				if b, _ := os.ReadFile(c); strings.HasPrefix(string(b), recvmsg+" ") {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("window %d has no spare supervisor waiting for a run after 30s", pid)
+		}
 	}
 }

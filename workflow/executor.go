@@ -98,7 +98,8 @@ func NewEngine(ctx context.Context, update Updater, owner store.Owner, home stri
 	if now == nil {
 		now = time.Now
 	}
-	e := &Engine{ctx: ctx, update: update, owner: owner, home: home, now: now, procs: map[string]*follower{}, spares: &sparePool{}}
+	e := &Engine{ctx: ctx, update: update, owner: owner, home: home, now: now, procs: map[string]*follower{},
+		spares: &sparePool{notBefore: time.Now().Add(SpareDelay)}}
 	context.AfterFunc(ctx, e.spares.close) // a term that ends without Stop leaves no spare
 	return e
 }
@@ -219,7 +220,7 @@ func (e *Engine) Detach() {
 	e.kickMu.Lock()
 	e.stopping = true
 	e.kickMu.Unlock()
-	e.spares.close()
+	e.spares.closeSoon() // killed in the background: the hand-over does not wait for it
 	e.mu.Lock()
 	for _, f := range e.procs {
 		f.stopFollowing()

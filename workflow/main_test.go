@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 		os.Exit(starterMain())
 	}
 	SupervisorCommand = testSupervisorCommand
+	SpareDelay = 0 // tests want their spare at once; TestFirstSpareWaitsForTheTerm sets its own
 	os.Exit(m.Run())
 }
 

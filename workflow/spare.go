@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -330,14 +331,24 @@ func logTo(path string) {
 	_ = unix.Dup2(int(f.Fd()), 2)
 }
 
+// SpareDelay is how long after a writer term begins its first spare starts. A spare's
+// start (a fork, exec and Go start-up, Fyne's initialisation in the app) takes a core for
+// several milliseconds; right after a takeover or a hand-over that core belongs to the new
+// writer's first saves and the adopted runs, and the old writer's spare is exiting too
+// (measured: a spare started at once made a hand-over 3 ms and an adopting takeover 30 ms
+// slower). A run started meanwhile starts its own supervisor, as without spares.
+var SpareDelay = 500 * time.Millisecond
+
 // sparePool is an engine's spare: at most one idle (ready) or starting.
 type sparePool struct {
-	mu       sync.Mutex
-	idle     *spare
-	starting chan struct{} // closed when the start under way has ended; nil if none
-	failed   error         // a spare failed to start: no more are tried
-	closed   bool
-	wg       sync.WaitGroup // the start under way
+	mu        sync.Mutex
+	idle      *spare
+	starting  chan struct{} // closed when the start under way has ended; nil if none
+	failed    error         // a spare failed to start: no more are tried
+	closed    bool
+	notBefore time.Time      // no spare starts before (SpareDelay after the term began)
+	deferred  bool           // a refill waits for notBefore
+	wg        sync.WaitGroup // the start under way
 }
 
 // refill starts a spare in the background, unless one is idle or starting, the pool is
@@ -351,6 +362,14 @@ func (p *sparePool) refill() <-chan struct{} {
 	}
 	done := make(chan struct{})
 	if p.closed || p.idle != nil || p.failed != nil || SpareCommand == nil {
+		close(done)
+		return done
+	}
+	if wait := time.Until(p.notBefore); wait > 0 {
+		if !p.deferred {
+			p.deferred = true
+			time.AfterFunc(wait, func() { p.refill() })
+		}
 		close(done)
 		return done
 	}
@@ -401,13 +420,23 @@ func (p *sparePool) take() *spare {
 // close stops the idle spare and any start under way, and starts no more. It blocks until
 // no spare of the pool is left. Safe to call more than once.
 func (p *sparePool) close() {
+	p.closeSoon()
+	p.wg.Wait()
+}
+
+// closeSoon is close without the wait: the idle spare is killed and reaped, and a start
+// under way stopped, in the background (a hand-over need not wait for a spare's end
+// before it lets state.lock go; the spare holds nothing of the home).
+func (p *sparePool) closeSoon() {
 	p.mu.Lock()
 	p.closed = true
 	sp := p.idle
 	p.idle = nil
+	if sp != nil {
+		p.wg.Add(1)
+	}
 	p.mu.Unlock()
 	if sp != nil {
-		sp.stop()
+		go func() { defer p.wg.Done(); sp.stop() }()
 	}
-	p.wg.Wait()
 }

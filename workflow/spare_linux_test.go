@@ -284,6 +284,45 @@ func TestSpareStopsWithItsEngine(t *testing.T) {
 	}
 }
 
+// TestFirstSpareWaitsForTheTerm: a new writer term starts no spare during its first
+// SpareDelay (the takeover's time), then starts one by itself, without another Kick.
+func TestFirstSpareWaitsForTheTerm(t *testing.T) {
+	defer func(d time.Duration) { SpareDelay = d }(SpareDelay)
+	SpareDelay = 300 * time.Millisecond
+	home := t.TempDir()
+	st := store.New(home, store.Options{})
+	st.Reload()
+	st.BeginEpoch()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	t0 := time.Now()
+	e := NewEngine(ctx, st.Update, store.Owner{PID: os.Getpid(), Instance: "test"}, home, nil)
+	defer e.Stop("test")
+	if _, err := e.Kick(); err != nil {
+		t.Fatal(err)
+	}
+	<-e.spares.refill()
+	idle := func() (*spare, bool) {
+		e.spares.mu.Lock()
+		defer e.spares.mu.Unlock()
+		return e.spares.idle, e.spares.starting != nil
+	}
+	if sp, starting := idle(); (sp != nil || starting) && time.Since(t0) < SpareDelay {
+		t.Fatalf("a spare started %v into the term, before SpareDelay", time.Since(t0))
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if sp, _ := idle(); sp != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no spare 20 s into the term: %v", e.spares.failed)
+		}
+	}
+	if took := time.Since(t0); took < SpareDelay {
+		t.Fatalf("spare ready %v into the term, before SpareDelay %v", took, SpareDelay)
+	}
+}
+
 // BenchmarkSpareStart is BenchmarkSupervisorStart for a run handed to a ready spare
 // (its checks, lock and hand-over included): p50_ms and p99_ms to the first step's
 // process running, ready_ to handOff's return.
