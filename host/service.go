@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"baton/store"
@@ -265,13 +264,4 @@ func (s *Intents) CancelNow(ctx context.Context, id string) (forwardedTo int, er
 }
 
 // forwardedPID is a reply's "forwarded_to": the writer's pid, 0 when not forwarded.
-func forwardedPID(rep map[string]any) int {
-	switch v := rep["forwarded_to"].(type) {
-	case int:
-		return v
-	case json.Number:
-		n, _ := v.Int64()
-		return int(n)
-	}
-	return 0
-}
+func forwardedPID(rep map[string]any) int { return intOf(rep["forwarded_to"]) }

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,10 +29,16 @@ func BenchmarkLaunchUnderXvfb(b *testing.B) {
 	// shader cache and the font index are filled by the first launch. The first launch
 	// ever on a machine costs about 200 ms of CPU more.
 	env := appEnv(b)
-	for _, c := range []struct{ wf, runs int }{{0, 0}, {1000, 10000}} {
-		b.Run(fmt.Sprintf("workflows=%d,runs=%d", c.wf, c.runs), func(b *testing.B) {
+	// "in-doc": all 10,000 runs in workflows.json, which the first writer then archives (a
+	// document no Baton leaves); "archived": the home as Baton keeps it, the newest runs in
+	// the document and the rest in archive/.
+	for _, c := range []struct {
+		wf, runs int
+		keep     string
+	}{{0, 0, "in-doc"}, {1000, 10000, "in-doc"}, {1000, 10000, "archived"}} {
+		b.Run(fmt.Sprintf("workflows=%d,runs=%d,%s", c.wf, c.runs, c.keep), func(b *testing.B) {
 			seed := newHome(b)
-			seedHome(b, seed, c.wf, c.runs)
+			seedHomeKeeping(b, seed, c.wf, c.runs, map[string]int{"in-doc": -1, "archived": 0}[c.keep])
 			var l launches
 			for i := 0; i < b.N; i++ {
 				l.add(launchOnce(b, bin, copyHome(b, seed), display, env))
@@ -110,21 +117,33 @@ func (ls launches) report(b *testing.B, name string) {
 	}
 }
 
-// copyHome copies the seeded home's document, if any, into a fresh home.
+// copyHome copies the seeded home's document and archive, if any, into a fresh home.
 func copyHome(b *testing.B, seed string) string {
 	b.Helper()
 	home := newHome(b)
-	data, err := os.ReadFile(filepath.Join(seed, "workflows.json"))
-	if errors.Is(err, os.ErrNotExist) { // an empty home: nothing was saved
-		return home
+	if _, err := os.Stat(filepath.Join(seed, "workflows.json")); errors.Is(err, os.ErrNotExist) {
+		return home // an empty home: nothing was saved
 	}
+	err := filepath.WalkDir(seed, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(seed, p)
+		switch {
+		case d.IsDir() && (rel == "." || rel == "archive"):
+			return os.MkdirAll(filepath.Join(home, rel), 0o700)
+		case d.IsDir():
+			return fs.SkipDir // locks, runs: a fresh home has none
+		case rel == "workflows.json" || filepath.Dir(rel) == "archive":
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(home, rel), data, 0o600)
+		}
+		return nil
+	})
 	if err != nil {
-		b.Fatal(err)
-	}
-	if err := os.Mkdir(home, 0o700); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "workflows.json"), data, 0o600); err != nil {
 		b.Fatal(err)
 	}
 	return home

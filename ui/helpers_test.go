@@ -134,13 +134,19 @@ func roleIs(m *Main, prefix string) func() bool {
 
 // seedHome writes a document with nWF workflows and nRuns finished runs into home, through
 // the store, before any window opens.
-func seedHome(t testing.TB, home string, nWF, nRuns int) {
+func seedHome(t testing.TB, home string, nWF, nRuns int) { seedHomeKeeping(t, home, nWF, nRuns, -1) }
+
+// seedHomeKeeping is seedHome with the store's KeepFinished: -1 leaves every run in
+// workflows.json (a document no Baton writes: the first writer archives most of it); 0
+// archives as Baton does (the newest finished runs stay in the document, the rest go to
+// archive/ in the same save).
+func seedHomeKeeping(t testing.TB, home string, nWF, nRuns, keepFinished int) {
 	t.Helper()
 	abs, err := host.PrepareHome(home)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := store.New(abs, store.Options{MaxSize: 1 << 30, KeepFinished: -1})
+	st := store.New(abs, store.Options{MaxSize: 1 << 30, KeepFinished: keepFinished})
 	if _, err := st.Reload(); err != nil {
 		t.Fatal(err)
 	}
