@@ -184,8 +184,13 @@ func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, err
 			}
 			return nil, fmt.Errorf("%w: %s (%s); it was withdrawn and will not be applied", workflow.ErrConflict, why, w.describeWriter())
 		}
-		// A writer took it before the withdrawal: its answer is on its way.
+		// A writer took it before the withdrawal: its answer is on its way, or in the
+		// document if that writer applied it and died before replying.
 		if rep, err = awaitReply(ctx, changed, w.home, id); rep == nil && err == nil {
+			if rep = w.recordedReply(id); rep != nil {
+				w.answered(id)
+				return rep.result()
+			}
 			return nil, fmt.Errorf("%w: the writer (%s) took the request but did not answer within %s; it may still be applied",
 				workflow.ErrConflict, w.describeWriter(), time.Since(t0).Round(time.Millisecond))
 		}
@@ -195,6 +200,28 @@ func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, err
 	}
 	w.answered(id)
 	return rep.result()
+}
+
+// recordedReply is the answer the document on disk recorded for request id (applied
+// in the same save as the request itself), or nil: what a requester whose writer died
+// between that save and its reply still learns.
+func (w *Window) recordedReply(id string) *forwardReply {
+	d, changed, err := w.st.Refresh()
+	if err != nil || d == nil {
+		return nil
+	}
+	if changed {
+		w.publish(d)
+	}
+	i := appliedIndex(d, id)
+	if i < 0 {
+		return nil
+	}
+	pid := 0
+	if d.Writer != nil {
+		pid = d.Writer.PID
+	}
+	return &forwardReply{ID: id, Requester: w.Self(), WriterPID: pid, Outcome: d.Applied[i].Reply}
 }
 
 // answered removes the files of request id once its reply is read: the reply (this

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -315,5 +316,46 @@ func freeze(t *testing.T, c *child) {
 		if time.Now().After(deadline) {
 			t.Fatalf("window %d did not stop within 10s of SIGSTOP", c.pid)
 		}
+	}
+}
+
+// TestForwardAnsweredFromTheDocument: the writer applied a forwarded request and died
+// before replying, and no window takes over (the requester never waits for the lock, as
+// the command line does not): the requester still gets the answer, from "applied" in
+// workflows.json, instead of "may still be applied".
+func TestForwardAnsweredFromTheDocument(t *testing.T) {
+	home := t.TempDir()
+	a := startChild(t, home, withEnv("BATON_FAILPOINTS=forward.after-apply"))
+	if a.initialRole() != "writer" {
+		t.Fatal("a is not the writer")
+	}
+	a.ok(addWF("w", 1, "fail"))
+	b, err := Open(home, Options{NoWait: true, NoScheduler: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.Start(); err != nil || b.Role() != RoleReader {
+		t.Fatalf("requester: %v, %v", err, b.Role())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	rep, err := Call(ctx, b, &Request{Op: "start_run", Workflow: json.RawMessage(`"w"`), Task: "once", Forward: true})
+	if werr := a.cmd.Wait(); werr == nil || !strings.Contains(werr.Error(), "killed") {
+		t.Fatalf("the writer did not die after applying: %v", werr)
+	}
+	if err != nil {
+		t.Fatalf("forwarded start_run whose writer died before replying: %v", err)
+	}
+	data, err := os.ReadFile(filepath.Join(home, "workflows.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := store.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Runs) != 1 || d.Runs[0].ID != rep["run"] || d.Runs[0].Task != "once" {
+		t.Fatalf("runs %+v, want exactly the one in the reply %v", d.Runs, rep)
 	}
 }
