@@ -388,6 +388,20 @@ func (w *Window) serveForwarded(kick <-chan struct{}) {
 	defer tick.Stop()
 	var swept *Term
 	var sweptAt time.Time
+	pass := func() {
+		t, done := w.holdTerm()
+		if t == nil {
+			return
+		}
+		defer done()
+		w.answerForwarded(t)
+		if swept != t || time.Since(sweptAt) >= forwardSweepEvery {
+			w.sweepForwarded(t)
+			swept, sweptAt = t, time.Now()
+		}
+	}
+	// A writer role reported before this goroutine subscribed is not missed: look now.
+	pass()
 	for {
 		select {
 		case <-w.ctx.Done():
@@ -402,16 +416,7 @@ func (w *Window) serveForwarded(kick <-chan struct{}) {
 				continue
 			}
 		}
-		t, done := w.holdTerm()
-		if t == nil {
-			continue
-		}
-		w.answerForwarded(t)
-		if swept != t || time.Since(sweptAt) >= forwardSweepEvery {
-			w.sweepForwarded(t)
-			swept, sweptAt = t, time.Now()
-		}
-		done()
+		pass()
 	}
 }
 
