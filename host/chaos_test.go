@@ -1711,8 +1711,8 @@ func (h *chaos) checkReaps() {
 		case t.end.IsZero():
 			h.violate("reap of run %s (epoch %d, %s) names owner %d, whose writer term (epoch %d) never ended (evidence %v)", run, epoch, action, owner, t.epoch, e.Data["evidence"])
 		case action != workflow.ActionAdopted && action != workflow.ActionRecorded:
-			h.violate("run %s of %s was %s (epoch %d) from owner %d, whose term (epoch %d) ended alive (a hand-over adopts every running run whose supervisor lives, and none was being killed; evidence %v)",
-				run, wf, action, epoch, owner, t.epoch, e.Data["evidence"])
+			h.violate("run %s of %s was %s (epoch %d) from owner %d, whose term (epoch %d) ended alive (a hand-over adopts every running run whose supervisor lives, and none was being killed; evidence %v; the whole reap record: %v)",
+				run, wf, action, epoch, owner, t.epoch, e.Data["evidence"], e.Data)
 		}
 		seen[fmt.Sprintf("%s/%d/%d", run, owner, t.epoch)]++
 		// (An adopt run failed here is judged by its record: see runOutcomes.)
