@@ -528,28 +528,38 @@ func BenchmarkTakeoverAdopt(b *testing.B) {
 // BenchmarkHandover measures a hand-over on request: request_write sent to a reader → that
 // window's writer event (its own timestamp). The two windows take turns.
 func BenchmarkHandover(b *testing.B) {
-	home := b.TempDir()
-	prefillHome(b, home, 2, 100)
-	w := startChild(b, home)
-	w.waitWriter(10 * time.Second)
-	r := startChild(b, home)
-	if role := r.initialRole(); role != "reader" {
-		b.Fatalf("second window is %s, want reader", role)
+	for _, running := range []int{0, 5} { // runs going, adopted at each hand-over
+		b.Run(fmt.Sprintf("running=%d", running), func(b *testing.B) {
+			home := b.TempDir()
+			prefillHome(b, home, 2, 100)
+			w := startChild(b, home)
+			w.waitWriter(10 * time.Second)
+			if running > 0 {
+				w.ok(addWF("long", running, "fail", "sleep", "300"))
+				for range running {
+					w.ok(map[string]any{"op": "start_run", "workflow": "long"})
+				}
+			}
+			r := startChild(b, home)
+			if role := r.initialRole(); role != "reader" {
+				b.Fatalf("second window is %s, want reader", role)
+			}
+			var lat []time.Duration
+			for b.Loop() {
+				from := r.nEvents()
+				t0 := time.Now()
+				if rep := r.ok(map[string]any{"op": "request_write"}); rep["role"] != "writer" {
+					b.Fatalf("request_write: %v", rep)
+				}
+				i, _ := r.waitEvent(from, 10*time.Second, eventIs("role", "role", "writer"))
+				lat = append(lat, r.eventTime(i).Sub(t0))
+				w, r = r, w
+			}
+			p50, p99 := pct(lat)
+			b.ReportMetric(p50, "p50_ms")
+			b.ReportMetric(p99, "p99_ms")
+		})
 	}
-	var lat []time.Duration
-	for b.Loop() {
-		from := r.nEvents()
-		t0 := time.Now()
-		if rep := r.ok(map[string]any{"op": "request_write"}); rep["role"] != "writer" {
-			b.Fatalf("request_write: %v", rep)
-		}
-		i, _ := r.waitEvent(from, 10*time.Second, eventIs("role", "role", "writer"))
-		lat = append(lat, r.eventTime(i).Sub(t0))
-		w, r = r, w
-	}
-	p50, p99 := pct(lat)
-	b.ReportMetric(p50, "p50_ms")
-	b.ReportMetric(p99, "p99_ms")
 }
 
 // BenchmarkRunStart measures start_run → the first step's process started under its

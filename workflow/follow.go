@@ -148,7 +148,10 @@ func (e *Engine) follow(f *follower, id string, supPID int, supStart uint64, ext
 	var changed <-chan fsnotify.Event
 	var failed <-chan error
 	if w, err := fsnotify.NewWatcher(); err == nil {
-		defer w.Close()
+		// Closed in the background: closing an inotify instance waits for a kernel grace
+		// period (10–20 ms here), which a hand-over's Detach and a window's Close would
+		// otherwise wait for once per run they stop following.
+		defer func() { go w.Close() }()
 		if w.Add(journalPath(e.home, id)) == nil {
 			changed, failed = w.Events, w.Errors
 		}
