@@ -740,7 +740,8 @@ func logPath(r *store.Run, home string) string {
 	if r.Log != "" {
 		return r.Log
 	}
-	return filepath.Join(home, "runs", r.ID+".log")
+	p, _ := workflow.LogPath(home, r.ID) // "" for an id that names no file: nothing to read
+	return p
 }
 
 // copyFrom copies what file path holds from offset off on to out and returns the new

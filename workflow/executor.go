@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -170,7 +169,7 @@ func (e *Engine) kick(update Updater, change func(*store.Doc) error) (*store.Doc
 func (e *Engine) claim(d *store.Doc, starts []claimed) []claimed {
 	for _, r := range Claim(d, e.owner, e.now()) {
 		rr := d.Run(r.ID)
-		rr.Log = filepath.Join(e.home, "runs", r.ID+".log")
+		rr.Log = logPath(e.home, r.ID)
 		var env map[string]string
 		if e.EnvFor != nil {
 			env = e.EnvFor(d, rr)

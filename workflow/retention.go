@@ -176,5 +176,8 @@ func LogPath(home, id string) (string, error) {
 	if err := checkRunID(id); err != nil {
 		return "", err
 	}
-	return filepath.Join(runsDir(home), id+".log"), nil
+	return logPath(home, id), nil
 }
+
+// logPath is where run id's log is, for an id already checked (or made here).
+func logPath(home, id string) string { return filepath.Join(runsDir(home), id+".log") }
