@@ -347,14 +347,7 @@ func TestForwardAnsweredFromTheDocument(t *testing.T) {
 	if err != nil {
 		t.Fatalf("forwarded start_run whose writer died before replying: %v", err)
 	}
-	data, err := os.ReadFile(filepath.Join(home, "workflows.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := store.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := readDisk(t, home)
 	if len(d.Runs) != 1 || d.Runs[0].ID != rep["run"] || d.Runs[0].Task != "once" {
 		t.Fatalf("runs %+v, want exactly the one in the reply %v", d.Runs, rep)
 	}

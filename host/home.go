@@ -71,7 +71,7 @@ var homeEntries = []struct {
 	name string
 	dir  bool
 }{
-	{"workflows.json", false}, {"workflows.prev.json", false}, {LockName, false},
+	{"workflows.json", false}, {"workflows.prev.json", false}, {"workflows.wal", false}, {LockName, false},
 	{"audit.log", false}, {"audit.log.1", false},
 	{InstancesDir, true}, {"runs", true}, {"archive", true},
 }

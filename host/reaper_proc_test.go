@@ -94,18 +94,10 @@ func rpRunning(t *testing.T, c *child, id string) (pgid int) {
 	return pgid
 }
 
-// rpDisk reads workflows.json of home.
+// rpDisk reads the document of home (see readDisk).
 func rpDisk(t *testing.T, home string) *store.Doc {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(home, store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := store.Decode(data)
-	if err != nil {
-		t.Fatalf("workflows.json is not a valid document: %v", err)
-	}
-	return d
+	return readDisk(t, home)
 }
 
 func rpLines(t *testing.T, path string) []string {

@@ -15,16 +15,20 @@ import (
 	"baton/store"
 )
 
-// readDisk parses workflows.json of home; the test fails if it is not a valid document.
+// readDisk reads the document of home (workflows.json and the frames of workflows.wal that
+// follow it); the test fails if workflows.json is not a valid document by itself.
 func readDisk(t testing.TB, home string) *store.Doc {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(home, store.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := store.Decode(data)
-	if err != nil {
+	if _, err := store.Decode(data); err != nil {
 		t.Fatalf("workflows.json on disk is not a valid document: %v", err)
+	}
+	d, err := store.ReadHome(home)
+	if err != nil {
+		t.Fatalf("the home's document (workflows.json and workflows.wal): %v", err)
 	}
 	return d
 }

@@ -98,11 +98,7 @@ func seedTickHome(t *testing.T, lane int, onLost string, sched map[string]any, a
 	// A failing test may kill a tick while its step runs: leave no step behind (only
 	// processes that carry this home's run markers are hit).
 	t.Cleanup(func() {
-		b, err := os.ReadFile(filepath.Join(home, store.FileName))
-		if err != nil {
-			return
-		}
-		d, err := store.Decode(b)
+		d, err := store.ReadHome(home)
 		if err != nil {
 			return
 		}

@@ -406,6 +406,7 @@ func (w *Window) Close() error {
 			}
 			return nil
 		})
+		_ = w.st.Checkpoint() // workflows.json alone is complete when no window writes
 		_ = w.st.KeepPrevious()
 		_ = w.audit.Append(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
 	}

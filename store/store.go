@@ -49,6 +49,9 @@ type Options struct {
 	// ArchiveMaxSize is the size at which an archive file is rotated
 	// (DefaultArchiveMaxSize when 0).
 	ArchiveMaxSize int64
+	// CheckpointAfter is how long after a change recorded only in workflows.wal the
+	// document is saved whole to workflows.json (DefaultCheckpointAfter when 0).
+	CheckpointAfter time.Duration
 }
 
 // Store is the on-disk document of one home folder. It is safe for concurrent use.
@@ -68,6 +71,13 @@ type Store struct {
 	broken  error      // why the file on disk is unusable, or nil
 	archErr error      // why the last archive append failed, or nil
 	codec   codec      // caches of encoded and decoded runs
+	fileGen uint64     // generation of the workflows.json cur is (or follows from)
+	wal     walState   // what this store knows of workflows.wal
+
+	// wholeSaved: this epoch's first save, a whole one, is done. Until then every save
+	// is whole, so the new epoch is in workflows.json (fencing) and the log's cycle is the
+	// writer's own.
+	wholeSaved bool
 
 	noRefresh bool // set only by tests (export_test.go): saves skip refresh-before-write
 }
@@ -99,6 +109,9 @@ func New(dir string, opts Options) *Store {
 	}
 	if opts.KeepFinished == 0 {
 		opts.KeepFinished = DefaultKeepFinished
+	}
+	if opts.CheckpointAfter <= 0 {
+		opts.CheckpointAfter = DefaultCheckpointAfter
 	}
 	return &Store{dir: dir, path: filepath.Join(dir, FileName), opts: opts, cur: emptyDoc(), turn: make(chan struct{}, 1),
 		arch: NewArchive(dir, opts.ArchiveMaxSize)}
@@ -142,8 +155,25 @@ func (s *Store) Refresh() (doc *Doc, changed bool, err error) {
 	return s.cur, s.cur != before, err
 }
 
-// loadLocked reads the file if forced or if its stamp changed.
+// loadLocked reads workflows.json if forced or if its stamp changed, and the frames of
+// workflows.wal that follow it (a writer reads the log only with the file: it wrote
+// every frame since). A log that turns out to follow a newer file than the one read (the
+// file was saved whole meanwhile) makes it read the file again.
 func (s *Store) loadLocked(force bool) error {
+	for try := 0; ; try++ {
+		err := s.loadOnceLocked(force)
+		if !errors.Is(err, errWALAhead) {
+			return err
+		}
+		if try == 2 {
+			// The log follows a newer file than the one here, and the file does not change:
+			// it was put back by hand. The file wins; the writer's next save starts a cycle.
+			return nil
+		}
+	}
+}
+
+func (s *Store) loadOnceLocked(force bool) error {
 	fi, err := os.Stat(s.path)
 	if errors.Is(err, os.ErrNotExist) {
 		if force || s.stamp.exists || s.broken != nil {
@@ -163,14 +193,24 @@ func (s *Store) loadLocked(force bool) error {
 	}
 	st := stampOf(fi)
 	if !force && st == s.stamp && s.broken == nil {
-		return nil
+		if s.epoch != 0 {
+			return nil
+		}
+		return s.walLoadLocked(false)
 	}
 	data, err := readFile(s.path, fi, s.opts.MaxSize)
 	if err == nil && s.codec.same(data) {
 		// The very bytes of the document in memory, as at a takeover after following the
-		// last save: the file was read whole and compared, so there is nothing to decode.
+		// last save: the file was read whole and compared, so there is nothing to decode,
+		// and of the log only what follows the frames already applied (if the log still
+		// holds them).
 		s.broken, s.stamp = nil, st
-		return nil
+		if s.wal.salt == 0 {
+			return s.walLoadLocked(true)
+		}
+		if ok, err := s.walVerifyLocked(); ok || err != nil {
+			return s.walFailLocked(err)
+		}
 	}
 	var doc *Doc
 	if err == nil {
@@ -191,7 +231,20 @@ func (s *Store) loadLocked(force bool) error {
 		_, _ = s.codec.encode(doc)
 	}
 	s.cur = doc // the file changed: even a hand edit that kept the generation is taken
-	return nil
+	s.fileGen = doc.Generation
+	return s.walLoadLocked(true)
+}
+
+// walLoadLocked reads the log (see walReadLocked) and keeps a damaged log's error.
+func (s *Store) walLoadLocked(from0 bool) error {
+	return s.walFailLocked(s.walReadLocked(from0))
+}
+
+func (s *Store) walFailLocked(err error) error {
+	if err != nil && !errors.Is(err, errWALAhead) {
+		s.broken = err
+	}
+	return err
 }
 
 // readDoc reads and validates one file. Errors wrap ErrUnreadable and say what is wrong.
@@ -251,7 +304,7 @@ func Decode(data []byte) (*Doc, error) { return strictDecode(nil, data) }
 func (s *Store) BeginEpoch() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.epoch = s.cur.Epoch + 1
+	s.epoch, s.wholeSaved = s.cur.Epoch+1, false
 	return s.epoch
 }
 
@@ -259,6 +312,7 @@ func (s *Store) BeginEpoch() uint64 {
 func (s *Store) EndEpoch() {
 	s.mu.Lock()
 	s.epoch = 0
+	s.stopCheckpointLocked()
 	s.mu.Unlock()
 }
 
@@ -343,21 +397,40 @@ func (s *Store) commit(batch []*pending) {
 		}
 	}
 	s.archiveLocked(doc)
+	if ok, err := s.walAppendLocked(doc); ok {
+		finish(doc, nil, false)
+		return
+	} else if err != nil {
+		// The log could not take the change (a full disk, an I/O error): the whole save
+		// below records it in workflows.json, or fails and says why.
+		s.walForgetLocked()
+	}
+	if err := s.saveWholeLocked(doc); err != nil {
+		finish(nil, err, false)
+		return
+	}
+	finish(doc, nil, false)
+}
+
+// saveWholeLocked saves doc to workflows.json and makes it the document in memory; the
+// log's cycle ends (the next frame starts a new one).
+func (s *Store) saveWholeLocked(doc *Doc) error {
 	st, err := s.save(doc)
 	if errors.Is(err, ErrNotDurable) {
 		// The new file is in place: memory follows the disk, and callers are told the
 		// save may not survive a crash.
-		s.cur = doc
+		s.cur, s.fileGen = doc, doc.Generation
+		s.walForgetLocked()
 		if fi, serr := os.Stat(s.path); serr == nil {
 			s.stamp = stampOf(fi)
 		}
 	}
 	if err != nil {
-		finish(nil, err, false)
-		return
+		return err
 	}
-	s.cur, s.stamp = doc, st
-	finish(doc, nil, false)
+	s.cur, s.stamp, s.fileGen, s.wholeSaved = doc, st, doc.Generation, true
+	s.walForgetLocked()
+	return nil
 }
 
 // writableLocked refreshes from disk (refresh-before-write) and says why this store may

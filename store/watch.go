@@ -11,7 +11,7 @@ import (
 
 // Watch follows changes of workflows.json made by other processes until ctx ends. It
 // watches the home folder, not the file (saves replace the file), keeps only events that
-// name workflows.json, and calls onChange after each reload that changed the document or
+// name workflows.json or workflows.wal, and calls onChange after each reload that changed the document or
 // failed. The first event of a burst is handled at once; events that arrive while a
 // reload runs collapse into one more reload. On an fsnotify overflow or error it reloads
 // in full. onChange runs on the watch goroutine, one call at a time.
@@ -44,7 +44,7 @@ func (s *Store) watchEvents(ctx context.Context, w *fsnotify.Watcher, kick chan 
 			if !ok {
 				return
 			}
-			if filepath.Base(ev.Name) != FileName {
+			if n := filepath.Base(ev.Name); n != FileName && n != WALName {
 				continue
 			}
 			signal(kick, false)

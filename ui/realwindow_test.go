@@ -207,19 +207,18 @@ func colours(t testing.TB, p string) int {
 	return len(seen)
 }
 
-// waitDoc waits until the home's workflows.json satisfies ok.
+// waitDoc waits until the home's document (workflows.json and the frames of
+// workflows.wal that follow it) satisfies ok.
 func waitDoc(t testing.TB, home, what string, ok func(*store.Doc) bool) *store.Doc {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		data, err := os.ReadFile(filepath.Join(home, "workflows.json"))
-		if err == nil {
-			if d, err := store.Decode(data); err == nil && ok(d) {
-				return d
-			}
+		d, err := store.ReadHome(home)
+		if err == nil && ok(d) {
+			return d
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; workflows.json:\n%s", what, data)
+			t.Fatalf("timed out waiting for %s; the home's document: %+v (%v)", what, d, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -1,0 +1,549 @@
+package store
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"syscall"
+	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+)
+
+// The write-ahead log, workflows.wal: how a write becomes durable without rewriting
+// workflows.json. A save that changes a few runs appends one frame (what changed) to the
+// log and makes it durable with one fdatasync, as SQLite's WAL does; workflows.json is
+// rewritten whole only now and then (a checkpoint: at most CheckpointAfter after the first
+// frame it lacks, when the log is full, at a writer's first save and at a clean close).
+// So workflows.json stays the complete human-readable document, at most a moment behind,
+// and the document every window works from is workflows.json plus the frames that follow
+// it. Readers follow the log through the same folder watch and apply each new frame.
+//
+// Layout. The file has a fixed size (walSize, written with zeros once, so an append
+// overwrites blocks that exist and fdatasync writes no metadata). It holds one cycle: a
+// header, then frames, then whatever an older cycle left. A cycle follows one version of
+// workflows.json:
+//
+//	header: "BATONWAL" | version u32 | crc u32 | salt u64 | base u64   (40 bytes, offset 0)
+//	frame:  length u32 | crc u32 | generation u64 | epoch u64 | payload (length bytes, JSON)
+//
+// base is the generation of the workflows.json the cycle's frames follow; the frames carry
+// base+1, base+2, ... in order. Each crc (Castagnoli) covers the salt too, and every cycle
+// has a new random salt, so a frame left by an older cycle (or torn by a crash mid-write)
+// never passes for one of this cycle: a reader applies frames until the first that does
+// not check out or does not carry the next generation. Integers are little-endian.
+//
+// Durability. A frame is acknowledged only after its fdatasync. A new cycle begins only
+// after workflows.json holds everything the old one had (the checkpoint's save is durable
+// first), and its header is written in the same write as its first frame, at offset 0
+// (within one page, so a kill cannot tear the header). The log is never deleted.
+//
+// Fencing is unchanged: a writer's first save of its term is a full save of
+// workflows.json with its new epoch, so a stale writer's refresh-before-write sees it.
+
+// WALName is the write-ahead log's name inside the home folder.
+const WALName = "workflows.wal"
+
+const (
+	walMagic      = "BATONWAL"
+	walVersion    = 1
+	walHeaderSize = 40
+	walFrameHead  = 24
+	// walSize is the log's fixed size: about 500 frames of a run's change.
+	walSize = 1 << 20
+	// walMaxFrame caps one frame; a bigger change is saved whole instead.
+	walMaxFrame = 128 << 10
+	// DefaultCheckpointAfter is how long workflows.json may lag the log at most.
+	DefaultCheckpointAfter = time.Second
+)
+
+var walCRC = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrWAL is returned (wrapped with ErrUnreadable) when workflows.wal is damaged: a header
+// that is not Baton's, or a frame that checks out but does not decode or leaves an invalid
+// document. Nothing is written until it is fixed (moving the file away loses only the
+// changes since workflows.json was last saved whole).
+var ErrWAL = errors.New("workflows.wal is damaged")
+
+// errWALAhead says the log's cycle follows a newer workflows.json than the one read: the
+// file was replaced meanwhile, so the caller reads it again.
+var errWALAhead = errors.New("workflows.wal follows a newer workflows.json")
+
+// walState is what a store knows of the log. Guarded by Store.mu.
+type walState struct {
+	f     *os.File
+	rw    bool   // f was opened for writing (the writer's)
+	salt  uint64 // the cycle whose frames are applied to cur; 0: none, cur is workflows.json's
+	off   int64  // where the next frame of that cycle goes
+	seen  []byte // the log's bytes [0, off) as read or written, to check a forced re-read
+	timer *time.Timer
+}
+
+// walRec is a frame's payload: what one save changed. Workflows, schedules and the applied
+// list are carried whole when any part of them changed; runs one by one.
+type walRec struct {
+	Seq        uint64      `json:"seq"`
+	Writer     *Owner      `json:"writer"`
+	HandoverTo *Owner      `json:"handover_to"`
+	Retention  *Retention  `json:"retention"`
+	Workflows  *[]Workflow `json:"workflows,omitempty"`
+	Schedules  *[]Schedule `json:"schedules,omitempty"`
+	Applied    *[]Applied  `json:"applied,omitempty"`
+	Runs       []Run       `json:"runs,omitempty"` // added or changed, in the document's order
+	Gone       []string    `json:"gone,omitempty"` // ids of runs removed
+}
+
+// walDelta returns what changed from prev to next. Replayed on prev (see apply) it gives
+// a document that encodes as next does.
+func walDelta(prev, next *Doc) *walRec {
+	rec := &walRec{Seq: next.Seq, Writer: next.Writer, HandoverTo: next.HandoverTo, Retention: next.Retention}
+	if !reflect.DeepEqual(prev.Workflows, next.Workflows) {
+		rec.Workflows = &next.Workflows
+	}
+	if !reflect.DeepEqual(prev.Schedules, next.Schedules) {
+		rec.Schedules = &next.Schedules
+	}
+	if !reflect.DeepEqual(prev.Applied, next.Applied) {
+		a := next.Applied
+		if a == nil {
+			a = []Applied{}
+		}
+		rec.Applied = &a
+	}
+	// Runs keep their order: a run is changed in place, removed, or added at the end. A
+	// walk of both lists side by side finds that; anything else (a run moved) shows as
+	// removed and added again, which replays to the same order.
+	i, j := 0, 0
+	for i < len(prev.Runs) && j < len(next.Runs) {
+		p, n := &prev.Runs[i], &next.Runs[j]
+		if p.ID != n.ID {
+			rec.Gone = append(rec.Gone, p.ID)
+			i++
+			continue
+		}
+		if !runEqual(p, n) {
+			rec.Runs = append(rec.Runs, *n)
+		}
+		i, j = i+1, j+1
+	}
+	for ; i < len(prev.Runs); i++ {
+		rec.Gone = append(rec.Gone, prev.Runs[i].ID)
+	}
+	rec.Runs = append(rec.Runs, next.Runs[j:]...)
+	return rec
+}
+
+// apply returns prev with rec replayed, generation g and epoch e. prev is not modified;
+// the result shares what did not change with it (documents are never modified).
+func (rec *walRec) apply(prev *Doc, g, e uint64) *Doc {
+	d := *prev
+	d.Generation, d.Epoch = g, e
+	d.Seq, d.Writer, d.HandoverTo, d.Retention = rec.Seq, rec.Writer, rec.HandoverTo, rec.Retention
+	if rec.Workflows != nil {
+		d.Workflows = *rec.Workflows
+	}
+	if rec.Schedules != nil {
+		d.Schedules = *rec.Schedules
+	}
+	if rec.Applied != nil {
+		d.Applied = *rec.Applied
+		if len(d.Applied) == 0 {
+			d.Applied = nil
+		}
+	}
+	if len(rec.Runs) == 0 && len(rec.Gone) == 0 {
+		return &d
+	}
+	gone := make(map[string]bool, len(rec.Gone))
+	for _, id := range rec.Gone {
+		gone[id] = true
+	}
+	runs := make([]Run, 0, len(prev.Runs)+len(rec.Runs))
+	at := make(map[string]int, len(prev.Runs))
+	for _, r := range prev.Runs {
+		if !gone[r.ID] {
+			at[r.ID] = len(runs)
+			runs = append(runs, r)
+		}
+	}
+	for _, r := range rec.Runs {
+		if k, ok := at[r.ID]; ok {
+			runs[k] = r
+		} else {
+			at[r.ID] = len(runs)
+			runs = append(runs, r)
+		}
+	}
+	d.Runs = runs
+	return &d
+}
+
+// walHeader encodes a cycle's header.
+func walHeader(salt, base uint64) []byte {
+	h := make([]byte, walHeaderSize)
+	copy(h, walMagic)
+	binary.LittleEndian.PutUint32(h[8:], walVersion)
+	binary.LittleEndian.PutUint64(h[16:], salt)
+	binary.LittleEndian.PutUint64(h[24:], base)
+	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(h[16:], walCRC))
+	return h
+}
+
+// parseWALHeader decodes a header: ok false for a log with no cycle yet (all zeros), an
+// error for one that is not a Baton log or is damaged.
+func parseWALHeader(h []byte) (salt, base uint64, ok bool, err error) {
+	if len(h) < walHeaderSize || bytes.Count(h[:walHeaderSize], []byte{0}) == walHeaderSize {
+		return 0, 0, false, nil
+	}
+	switch {
+	case string(h[:8]) != walMagic:
+		return 0, 0, false, fmt.Errorf("%w: %w: %s does not start with %q", ErrUnreadable, ErrWAL, WALName, walMagic)
+	case binary.LittleEndian.Uint32(h[8:]) != walVersion:
+		return 0, 0, false, fmt.Errorf("%w: %w: %s has version %d, this Baton reads %d", ErrUnreadable, ErrWAL, WALName, binary.LittleEndian.Uint32(h[8:]), walVersion)
+	case binary.LittleEndian.Uint32(h[12:]) != crc32.Checksum(h[16:walHeaderSize], walCRC):
+		return 0, 0, false, fmt.Errorf("%w: %w: %s header checksum does not match", ErrUnreadable, ErrWAL, WALName)
+	}
+	return binary.LittleEndian.Uint64(h[16:]), binary.LittleEndian.Uint64(h[24:]), true, nil
+}
+
+// walFrame encodes one frame of the cycle with salt.
+func walFrame(salt, g, e uint64, payload []byte) []byte {
+	f := make([]byte, walFrameHead+len(payload))
+	binary.LittleEndian.PutUint32(f, uint32(len(payload)))
+	binary.LittleEndian.PutUint64(f[8:], g)
+	binary.LittleEndian.PutUint64(f[16:], e)
+	copy(f[walFrameHead:], payload)
+	binary.LittleEndian.PutUint32(f[4:], frameCRC(salt, f))
+	return f
+}
+
+func frameCRC(salt uint64, f []byte) uint32 {
+	var s [8]byte
+	binary.LittleEndian.PutUint64(s[:], salt)
+	return crc32.Update(crc32.Checksum(s[:], walCRC), walCRC, f[8:])
+}
+
+// nextFrame parses the frame at the start of b, if a whole one of the cycle is there.
+func nextFrame(salt uint64, b []byte) (g, e uint64, payload []byte, n int, ok bool) {
+	if len(b) < walFrameHead {
+		return 0, 0, nil, 0, false
+	}
+	size := int(binary.LittleEndian.Uint32(b))
+	if size == 0 || size > walMaxFrame || walFrameHead+size > len(b) {
+		return 0, 0, nil, 0, false
+	}
+	f := b[:walFrameHead+size]
+	if binary.LittleEndian.Uint32(f[4:]) != frameCRC(salt, f) {
+		return 0, 0, nil, 0, false
+	}
+	return binary.LittleEndian.Uint64(f[8:]), binary.LittleEndian.Uint64(f[16:]), f[walFrameHead:], len(f), true
+}
+
+func (s *Store) walPath() string { return filepath.Join(s.dir, WALName) }
+
+// walOpenLocked opens the log for reading (or, with write, for writing, creating it at its
+// full size). It reports false when there is no log to read.
+func (s *Store) walOpenLocked(write bool) (bool, error) {
+	if s.wal.f != nil && (s.wal.rw || !write) {
+		return true, nil
+	}
+	if !write {
+		f, err := openFile(s.walPath(), os.O_RDONLY, 0)
+		if errors.Is(err, os.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("%w: %s: %v", ErrUnreadable, WALName, err)
+		}
+		s.wal.f = f
+		return true, nil
+	}
+	f, err := openFile(s.walPath(), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return false, fmt.Errorf("open %s: %w", WALName, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.Size() < walSize {
+		// Written once with zeros (not a sparse or fallocated file), so that appends later
+		// overwrite blocks that exist and their fdatasync has no metadata to write.
+		if _, err = f.WriteAt(make([]byte, walSize-fi.Size()), fi.Size()); err == nil {
+			if err = f.Sync(); err == nil {
+				err = syncDir(s.dir)
+			}
+		}
+	}
+	if err != nil {
+		f.Close()
+		return false, fmt.Errorf("create %s: %w", WALName, err)
+	}
+	if s.wal.f != nil {
+		s.wal.f.Close()
+	}
+	s.wal.f, s.wal.rw = f, true
+	return true, nil
+}
+
+// walForgetLocked drops what the store knew of the log's frames: cur is workflows.json's.
+func (s *Store) walForgetLocked() {
+	s.wal.salt, s.wal.off, s.wal.seen = 0, 0, s.wal.seen[:0]
+}
+
+// walReadLocked applies the log's frames that follow the document in memory. from0 reads
+// the cycle from its header (cur must then be workflows.json's document, as just read);
+// otherwise it reads on from where the last read stopped, checking first that the cycle
+// is still the one it read. It returns errWALAhead when the log follows a newer
+// workflows.json than the one in memory.
+func (s *Store) walReadLocked(from0 bool) error {
+	if from0 {
+		if s.wal.f != nil && !s.wal.rw {
+			// A reader re-opens the log at each full read, in case it was replaced.
+			s.wal.f.Close()
+			s.wal.f = nil
+		}
+		s.walForgetLocked()
+	}
+	ok, err := s.walOpenLocked(false)
+	if !ok || err != nil {
+		return err
+	}
+	var head [walHeaderSize]byte
+	if _, err := s.wal.f.ReadAt(head[:], 0); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: %s: %v", ErrUnreadable, WALName, err)
+	}
+	salt, base, ok, err := parseWALHeader(head[:])
+	if err != nil || !ok {
+		return err
+	}
+	if s.wal.salt != 0 && salt != s.wal.salt {
+		return errWALAhead // a new cycle: workflows.json was saved whole meanwhile
+	}
+	if s.wal.salt == 0 {
+		switch {
+		case base > s.cur.Generation:
+			return errWALAhead
+		case base < s.cur.Generation:
+			return nil // an old cycle, already in workflows.json
+		}
+		s.wal.salt, s.wal.off = salt, walHeaderSize
+		s.wal.seen = append(s.wal.seen[:0], head[:]...)
+	}
+	if err := s.walApplyFromLocked(); err != nil {
+		return err
+	}
+	// The frames read were the cycle's if the header still names it: a new cycle writes
+	// its header before it overwrites any frame.
+	if _, err := s.wal.f.ReadAt(head[:], 0); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: %s: %v", ErrUnreadable, WALName, err)
+	}
+	if binary.LittleEndian.Uint64(head[16:]) != s.wal.salt {
+		return errWALAhead
+	}
+	return nil
+}
+
+// walApplyFromLocked reads frames from the log's offset on and applies those that carry
+// the next generations.
+func (s *Store) walApplyFromLocked() error {
+	buf := make([]byte, min(64<<10, walSize-s.wal.off))
+	for len(buf) > 0 {
+		n, err := s.wal.f.ReadAt(buf, s.wal.off)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("%w: %s: %v", ErrUnreadable, WALName, err)
+		}
+		b, used := buf[:n], 0
+		for {
+			g, e, payload, size, ok := nextFrame(s.wal.salt, b[used:])
+			if !ok || g != s.cur.Generation+1 {
+				break
+			}
+			doc, err := decodeFrame(s.cur, g, e, payload)
+			if err != nil {
+				s.wal.off += int64(used) // what was applied stays applied
+				return fmt.Errorf("%w: %w: frame of generation %d at offset %d: %w", ErrUnreadable, ErrWAL, g, s.wal.off, err)
+			}
+			s.cur = doc
+			s.wal.seen = append(s.wal.seen, b[used:used+size]...)
+			used += size
+		}
+		s.wal.off += int64(used)
+		// Read on only when a frame may continue past this read.
+		more := n == len(buf) && used < n && len(b[used:]) >= 4 &&
+			int(binary.LittleEndian.Uint32(b[used:])) <= walMaxFrame && walFrameHead+int(binary.LittleEndian.Uint32(b[used:])) > len(b[used:])
+		if !more && !(used == n && n == len(buf)) {
+			return nil
+		}
+		buf = make([]byte, min(int64(max(len(buf), walFrameHead+walMaxFrame)), walSize-s.wal.off))
+	}
+	return nil
+}
+
+// decodeFrame replays one frame's payload on prev and checks the result.
+func decodeFrame(prev *Doc, g, e uint64, payload []byte) (*Doc, error) {
+	var rec walRec
+	if err := jsonv2.Unmarshal(payload, &rec, strictOpts); err != nil {
+		msg, _ := loadError(err, payload, "$")
+		return nil, msg
+	}
+	if e < prev.Epoch {
+		return nil, fmt.Errorf("epoch %d is below the document's %d", e, prev.Epoch)
+	}
+	doc := rec.apply(prev, g, e)
+	if err := doc.Validate(); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// walVerifyLocked checks, for a forced re-read, that the log still holds the bytes the
+// store applied, and reads on from there. It reports false when it does not (the caller
+// then reads everything again).
+func (s *Store) walVerifyLocked() (bool, error) {
+	if s.wal.salt == 0 || s.wal.f == nil {
+		return false, nil
+	}
+	got := make([]byte, len(s.wal.seen))
+	if n, _ := s.wal.f.ReadAt(got, 0); n != len(got) || !bytes.Equal(got, s.wal.seen) {
+		return false, nil
+	}
+	return true, s.walApplyFromLocked()
+}
+
+// walAppendLocked records next, the document after cur, as a frame of the log. It
+// reports false, having written nothing that counts, when the change must be saved whole
+// instead: the log cannot take it, or cur is not what the log and workflows.json describe.
+func (s *Store) walAppendLocked(next *Doc) (bool, error) {
+	if !s.wholeSaved || (s.wal.salt == 0 && s.cur.Generation != s.fileGen) {
+		return false, nil
+	}
+	payload, err := json.Marshal(walDelta(s.cur, next))
+	if err != nil || len(payload) > walMaxFrame {
+		return false, nil
+	}
+	if ok, err := s.walOpenLocked(true); !ok {
+		return false, err
+	}
+	salt, off := s.wal.salt, s.wal.off
+	var out []byte
+	if salt == 0 { // a new cycle: its header goes in the same write as its first frame
+		if salt, err = newSalt(); err != nil {
+			return false, err
+		}
+		off = 0
+		out = walHeader(salt, s.fileGen)
+	}
+	out = append(out, walFrame(salt, next.Generation, next.Epoch, payload)...)
+	if off+int64(len(out)) > walSize {
+		return false, nil
+	}
+	if _, err := s.wal.f.WriteAt(out, off); err != nil {
+		return false, fmt.Errorf("append to %s: %w", WALName, err)
+	}
+	Failpoint("wal.after-write")
+	if err := fdatasync(s.wal.f); err != nil {
+		return false, fmt.Errorf("append to %s: fdatasync: %w", WALName, err)
+	}
+	if s.wal.salt == 0 {
+		s.wal.seen = s.wal.seen[:0]
+	}
+	s.wal.salt, s.wal.off, s.wal.seen = salt, off+int64(len(out)), append(s.wal.seen, out...)
+	s.cur = next
+	if s.wal.timer == nil {
+		s.wal.timer = time.AfterFunc(s.opts.CheckpointAfter, s.checkpointLater)
+	}
+	return true, nil
+}
+
+func newSalt() (uint64, error) {
+	var b [8]byte
+	for {
+		if _, err := rand.Read(b[:]); err != nil {
+			return 0, err
+		}
+		if v := binary.LittleEndian.Uint64(b[:]); v != 0 {
+			return v, nil
+		}
+	}
+}
+
+func fdatasync(f *os.File) error {
+	for {
+		err := syscall.Fdatasync(int(f.Fd()))
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+// Checkpoint saves the document whole to workflows.json if the log holds changes it
+// lacks, so the file alone is complete. The writer calls it before it lets go of the
+// writer role; it also runs by itself CheckpointAfter after a frame was appended.
+func (s *Store) Checkpoint() error {
+	s.turn <- struct{}{}
+	defer func() { <-s.turn }()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.checkpointLocked()
+}
+
+func (s *Store) checkpointLater() {
+	s.turn <- struct{}{}
+	defer func() { <-s.turn }()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.wal.timer = nil
+	_ = s.checkpointLocked() // a failure leaves the log as it is; the next save tries again
+}
+
+func (s *Store) checkpointLocked() error {
+	if s.wal.salt == 0 || s.cur.Generation == s.fileGen {
+		return nil
+	}
+	if err := s.writableLocked(); err != nil {
+		return err
+	}
+	return s.saveWholeLocked(s.cur)
+}
+
+// stopCheckpointLocked cancels a pending checkpoint (the store stops writing).
+func (s *Store) stopCheckpointLocked() {
+	if s.wal.timer != nil {
+		s.wal.timer.Stop()
+		s.wal.timer = nil
+	}
+}
+
+// ReadHome reads the document of the home folder dir as a window would: workflows.json
+// and the frames of workflows.wal that follow it. It fails, saying why, when either
+// cannot be used.
+func ReadHome(dir string) (*Doc, error) {
+	doc, err := New(dir, Options{}).Reload()
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// walFrames is for tests: how many frames of the current cycle the store has applied.
+func (s *Store) walFrames() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, b := 0, s.wal.seen
+	if len(b) < walHeaderSize {
+		return 0
+	}
+	for b = b[walHeaderSize:]; ; n++ {
+		_, _, _, size, ok := nextFrame(s.wal.salt, b)
+		if !ok {
+			return n
+		}
+		b = b[size:]
+	}
+}

@@ -1,0 +1,488 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fileDoc decodes workflows.json alone (without the log).
+func fileDoc(t *testing.T, dir string) *Doc {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// sameDoc fails unless a and b encode the same.
+func sameDoc(t *testing.T, what string, a, b *Doc) {
+	t.Helper()
+	ja, _ := json.MarshalIndent(a, "", " ")
+	jb, _ := json.MarshalIndent(b, "", " ")
+	if !bytes.Equal(ja, jb) {
+		t.Fatalf("%s: documents differ:\n%s\n---\n%s", what, ja, jb)
+	}
+}
+
+func walWriter(t *testing.T, dir string, opts Options) *Store {
+	t.Helper()
+	s := New(dir, opts)
+	if _, err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	s.BeginEpoch()
+	return s
+}
+
+func addRun(id, wf, status string) func(*Doc) error {
+	return func(d *Doc) error {
+		d.Seq++
+		d.Runs = append(d.Runs, Run{ID: id, Seq: d.Seq, Workflow: wf, Status: status, Created: time.Unix(int64(d.Seq), 0).UTC()})
+		return nil
+	}
+}
+
+// A writer's saves after its first go to the log, not to workflows.json; a window that
+// reads the home sees them all, and a checkpoint makes workflows.json complete again.
+func TestWALRecordsSavesAndCheckpointCompletesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	s := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+	if _, err := s.Update(addWF("a")); err != nil { // the epoch's first save: whole
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := s.Update(addRun(fmt.Sprintf("r%d", i), "a", StatusRunning)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, _ := s.View()
+	if want.Generation != 6 {
+		t.Fatalf("generation %d, want 6", want.Generation)
+	}
+	if g := fileDoc(t, dir).Generation; g != 1 {
+		t.Fatalf("workflows.json was rewritten (generation %d): the saves after the first must go to the log", g)
+	}
+	if n := s.walFrames(); n != 5 {
+		t.Fatalf("the log has %d frames, want 5", n)
+	}
+	got, err := ReadHome(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDoc(t, "a reader of the home", got, want)
+	if err := s.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	sameDoc(t, "workflows.json after a checkpoint", fileDoc(t, dir), want)
+	got, err = ReadHome(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDoc(t, "a reader after the checkpoint", got, want)
+}
+
+// The checkpoint comes by itself, CheckpointAfter after the first frame the file lacks.
+func TestWALCheckpointsByItself(t *testing.T) {
+	dir := t.TempDir()
+	s := walWriter(t, dir, Options{CheckpointAfter: 20 * time.Millisecond})
+	if _, err := s.Update(addWF("a")); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Update(addWF("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for fileDoc(t, dir).Generation != d.Generation {
+		if time.Now().After(deadline) {
+			t.Fatalf("workflows.json still at generation %d, want %d", fileDoc(t, dir).Generation, d.Generation)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	sameDoc(t, "workflows.json after the timed checkpoint", fileDoc(t, dir), d)
+}
+
+// The property the log rests on: after any mix of changes, a window reading the home
+// (workflows.json and the log) has exactly the writer's document. Changes: runs added,
+// changed, removed from anywhere, moved; workflows, schedules, the applied list, the
+// writer and the retention changed; checkpoints and new cycles between them.
+func TestWALReplayEqualsTheWritersDocument(t *testing.T) {
+	dir := t.TempDir()
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 1))
+	s := walWriter(t, dir, Options{CheckpointAfter: time.Hour, KeepFinished: -1})
+	follower := New(dir, Options{})
+	if _, err := follower.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(addWF("w0")); err != nil {
+		t.Fatal(err)
+	}
+	frames := 0
+	for step := range 400 {
+		kind := rng.IntN(10)
+		fn := func(d *Doc) error {
+			switch kind {
+			case 0, 1, 2: // a new run
+				d.Seq++
+				d.Runs = append(d.Runs, Run{ID: fmt.Sprintf("r%d", d.Seq), Seq: d.Seq, Workflow: "w0", Status: StatusQueued, Created: time.Unix(int64(d.Seq), 0).UTC()})
+			case 3, 4: // a run changes
+				if len(d.Runs) > 0 {
+					r := &d.Runs[rng.IntN(len(d.Runs))]
+					code := rng.IntN(3)
+					r.Status, r.ExitCode, r.Step = StatusSucceeded, &code, r.Step+1
+				}
+			case 5: // runs removed from anywhere
+				for k := rng.IntN(3); k > 0 && len(d.Runs) > 0; k-- {
+					i := rng.IntN(len(d.Runs))
+					d.Runs = append(d.Runs[:i], d.Runs[i+1:]...)
+				}
+			case 6: // a run moved
+				if len(d.Runs) > 1 {
+					i, j := rng.IntN(len(d.Runs)), rng.IntN(len(d.Runs))
+					d.Runs[i], d.Runs[j] = d.Runs[j], d.Runs[i]
+				}
+			case 7: // workflows and retention
+				d.Workflows = append(d.Workflows, Workflow{Name: fmt.Sprintf("w%d", step+1), MaxConcurrent: 1, OnOwnerLost: "fail", Steps: []Step{{Argv: []string{"true"}}}})
+				d.Retention = &Retention{KeepRuns: step + 1}
+			case 8: // schedules, the applied list, the writer
+				d.Schedules = append(d.Schedules, Schedule{ID: fmt.Sprintf("s%d", step), Workflow: "w0", Every: Duration(time.Minute)})
+				d.Applied = append(d.Applied, Applied{ID: fmt.Sprintf("q%d", step), At: time.Unix(int64(step), 0).UTC()})
+				if len(d.Applied) > 3 {
+					d.Applied = nil
+				}
+				d.Writer = &Owner{PID: step + 1, Instance: "i"}
+			case 9:
+				return ErrNoChange
+			}
+			return nil
+		}
+		if _, err := s.Update(fn); err != nil {
+			t.Fatalf("seed %d step %d: %v", seed, step, err)
+		}
+		if rng.IntN(40) == 0 {
+			if err := s.Checkpoint(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		frames = max(frames, s.walFrames())
+		want, _ := s.View()
+		got, err := ReadHome(dir)
+		if err != nil {
+			t.Fatalf("seed %d step %d: %v", seed, step, err)
+		}
+		sameDoc(t, fmt.Sprintf("seed %d step %d, a new reader", seed, step), got, want)
+		fd, _, err := follower.Refresh()
+		if err != nil {
+			t.Fatalf("seed %d step %d: follower: %v", seed, step, err)
+		}
+		sameDoc(t, fmt.Sprintf("seed %d step %d, a reader following", seed, step), fd, want)
+	}
+	if frames < 10 {
+		t.Fatalf("the log never held more than %d frames: the test did not exercise it", frames)
+	}
+}
+
+// A frame torn by a crash mid-write (never acknowledged) is not applied, and the next
+// writer goes on from the frame before it.
+func TestWALTornFrameIsIgnored(t *testing.T) {
+	dir := t.TempDir()
+	s := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+	s.Update(addWF("a"))
+	good, _ := s.Update(addRun("r1", "a", StatusRunning))
+	s.Update(addRun("r2", "a", StatusRunning))
+	// Tear the last frame: zero its last byte, as a write cut at a page boundary leaves it.
+	wal := filepath.Join(dir, WALName)
+	s.mu.Lock()
+	off := s.wal.off
+	s.mu.Unlock()
+	f, err := os.OpenFile(wal, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte{0}, off-1)
+	f.Close()
+	got, err := ReadHome(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDoc(t, "the home after a torn frame", got, good)
+	next := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+	next.Update(func(d *Doc) error { return nil })
+	d, err := next.Update(addRun("r3", "a", StatusQueued))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Run("r2") != nil || d.Run("r1") == nil {
+		t.Fatalf("the next writer's document: %+v", d.Runs)
+	}
+	got, err = ReadHome(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDoc(t, "the home after the next writer", got, d)
+}
+
+// A frame left by an older cycle never passes for one of the current cycle, even at the
+// offset and with the generation a reader expects next: each cycle has its own salt.
+func TestWALOldCycleFramesAreNotReplayed(t *testing.T) {
+	dir := t.TempDir()
+	s := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+	s.Update(addWF("a"))
+	s.Update(addRun("r1", "a", StatusRunning))
+	s.Update(addRun("r2", "a", StatusRunning))
+	old, _ := os.ReadFile(filepath.Join(dir, WALName))
+	s.Checkpoint()
+	d, _ := s.Update(addRun("r3", "a", StatusRunning)) // a new cycle: header and one frame
+	// Forge the old cycle's frame of the next generation right after the new one.
+	s.mu.Lock()
+	off, salt := s.wal.off, s.wal.salt
+	s.mu.Unlock()
+	var oldSalt uint64
+	oldSalt, _, _, _ = parseWALHeader(old)
+	if oldSalt == salt {
+		t.Fatal("two cycles share a salt")
+	}
+	payload, _ := json.Marshal(&walRec{Seq: 99, Runs: []Run{{ID: "forged", Workflow: "a", Status: StatusRunning}}})
+	f, _ := os.OpenFile(filepath.Join(dir, WALName), os.O_WRONLY, 0)
+	f.WriteAt(walFrame(oldSalt, d.Generation+1, d.Epoch, payload), off)
+	f.Close()
+	got, err := ReadHome(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Run("forged") != nil {
+		t.Fatal("a frame with an older cycle's salt was replayed")
+	}
+	sameDoc(t, "the home", got, d)
+	// The same frame with the current salt is taken: the test's forgery is well formed.
+	f, _ = os.OpenFile(filepath.Join(dir, WALName), os.O_WRONLY, 0)
+	f.WriteAt(walFrame(salt, d.Generation+1, d.Epoch, payload), off)
+	f.Close()
+	if got, err := ReadHome(dir); err != nil || got.Run("forged") == nil {
+		t.Fatalf("a well-formed frame of the cycle was not replayed: %v", err)
+	}
+}
+
+// A damaged log (a header that is not Baton's, or a frame that checks out but does not
+// decode) makes the home unreadable with a message naming it; nothing is written, and
+// neither file is touched.
+func TestWALDamagedIsRefusedAndKept(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, dir string, s *Store)
+		want   string
+	}{
+		{"header", func(t *testing.T, dir string, s *Store) {
+			f, _ := os.OpenFile(filepath.Join(dir, WALName), os.O_WRONLY, 0)
+			f.WriteAt([]byte("XATONWAL"), 0)
+			f.Close()
+		}, "does not start with"},
+		{"frame", func(t *testing.T, dir string, s *Store) {
+			s.mu.Lock()
+			off, salt := s.wal.off, s.wal.salt
+			s.mu.Unlock()
+			f, _ := os.OpenFile(filepath.Join(dir, WALName), os.O_WRONLY, 0)
+			f.WriteAt(walFrame(salt, 4, 1, []byte(`{"seq":1,"bogus":true}`)), off)
+			f.Close()
+		}, "frame of generation 4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+			s.Update(addWF("a"))
+			s.Update(addWF("b"))
+			s.Update(addWF("c"))
+			tc.damage(t, dir, s)
+			before, _ := os.ReadFile(filepath.Join(dir, WALName))
+			beforeDoc, _ := os.ReadFile(filepath.Join(dir, FileName))
+			_, err := ReadHome(dir)
+			if !errors.Is(err, ErrUnreadable) || !errors.Is(err, ErrWAL) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), WALName) {
+				t.Fatalf("reading a damaged log: %v", err)
+			}
+			next := New(dir, Options{})
+			next.Reload()
+			next.BeginEpoch()
+			if _, err := next.Update(addWF("d")); !errors.Is(err, ErrWAL) {
+				t.Fatalf("a writer wrote over a damaged log: %v", err)
+			}
+			after, _ := os.ReadFile(filepath.Join(dir, WALName))
+			afterDoc, _ := os.ReadFile(filepath.Join(dir, FileName))
+			if !bytes.Equal(before, after) || !bytes.Equal(beforeDoc, afterDoc) {
+				t.Fatal("a damaged home was changed")
+			}
+		})
+	}
+}
+
+// A reader that follows with Watch gets each frame as a new document.
+func TestWALReaderFollowsFrames(t *testing.T) {
+	dir := t.TempDir()
+	s := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+	s.Update(addWF("a"))
+	r := New(dir, Options{})
+	r.Reload()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seen := make(chan uint64, 100)
+	if err := r.Watch(ctx, func(d *Doc, err error) {
+		if err == nil {
+			seen <- d.Generation
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		d, err := s.Update(addRun(fmt.Sprintf("r%d", i), "a", StatusRunning))
+		if err != nil {
+			t.Fatal(err)
+		}
+		timeout := time.After(10 * time.Second)
+		for got := uint64(0); got < d.Generation; {
+			select {
+			case got = <-seen:
+			case <-timeout:
+				t.Fatalf("the reader did not see generation %d", d.Generation)
+			}
+		}
+		if g := fileDoc(t, dir).Generation; g != 1 {
+			t.Fatalf("workflows.json moved to generation %d: the reader followed the file, not the log", g)
+		}
+	}
+}
+
+// The crash test of the log: a writer in a child process acknowledges saves (each frame
+// durable) and is killed -9 at a random moment; every acknowledged save is in the home,
+// which the next writer reads and goes on with.
+func TestWALKilledWriterLosesNoAcknowledgedSave(t *testing.T) {
+	if os.Getenv("BATON_WAL_CHILD") != "" {
+		walChild(os.Getenv("BATON_WAL_CHILD"))
+		return
+	}
+	for round := range 3 {
+		dir := t.TempDir()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestWALKilledWriterLosesNoAcknowledgedSave$")
+		cmd.Env = append(os.Environ(), "BATON_WAL_CHILD="+dir)
+		out, _ := cmd.StdoutPipe()
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		acked, stopAt := 0, 20+round*37
+		for sc.Scan() {
+			n, err := strconv.Atoi(sc.Text())
+			if err != nil {
+				continue
+			}
+			acked = n
+			if acked >= stopAt {
+				break
+			}
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+		if acked < stopAt {
+			t.Fatalf("the child acknowledged only %d saves", acked)
+		}
+		d, err := ReadHome(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= acked; i++ {
+			if d.Run(fmt.Sprintf("r%d", i)) == nil {
+				t.Fatalf("acknowledged run r%d is lost (the home has generation %d)", i, d.Generation)
+			}
+		}
+		if fileDoc(t, dir).Generation >= d.Generation {
+			t.Fatalf("workflows.json has every save (generation %d): the log was not what was tested", d.Generation)
+		}
+		next := walWriter(t, dir, Options{})
+		if _, err := next.Update(addRun("after", "a", StatusQueued)); err != nil {
+			t.Fatal(err)
+		}
+		if d, err := ReadHome(dir); err != nil || d.Run("after") == nil || d.Run(fmt.Sprintf("r%d", acked)) == nil {
+			t.Fatalf("after the next writer: %v", err)
+		}
+	}
+}
+
+// walChild saves runs r1, r2, ... one per save, printing each number once acknowledged.
+// The runs are running ones, which the document keeps (finished ones move to the archive).
+func walChild(dir string) {
+	s := New(dir, Options{CheckpointAfter: time.Hour})
+	s.Reload()
+	s.BeginEpoch()
+	s.Update(addWF("a"))
+	for i := 1; ; i++ {
+		if _, err := s.Update(addRun(fmt.Sprintf("r%d", i), "a", StatusRunning)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(i)
+	}
+}
+
+// A takeover's forced re-read of a log it followed reads only the new frames, but reads
+// everything again when the log was rewritten under it.
+func TestWALForcedReloadChecksWhatItApplied(t *testing.T) {
+	dir := t.TempDir()
+	s := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+	s.Update(addWF("a"))
+	s.Update(addRun("r1", "a", StatusRunning))
+	r := New(dir, Options{})
+	r.Reload()
+	s.Update(addRun("r2", "a", StatusRunning))
+	want, _ := s.View()
+	got, err := r.Reload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDoc(t, "forced re-read after following", got, want)
+	// Rewrite the frame r1 came in with another valid frame of the same cycle (as a hand
+	// or a bug could): the forced re-read must not keep what it read before.
+	r.mu.Lock()
+	salt := r.wal.salt
+	r.mu.Unlock()
+	data, _ := os.ReadFile(filepath.Join(dir, WALName))
+	size := int(binary.LittleEndian.Uint32(data[walHeaderSize:]))
+	payload, _ := json.Marshal(walDelta(fileDoc(t, dir), (func() *Doc {
+		d := fileDoc(t, dir).Clone()
+		d.Seq++
+		d.Runs = append(d.Runs, Run{ID: "x1", Seq: d.Seq, Workflow: "a", Status: StatusRunning})
+		return d
+	})()))
+	frame := walFrame(salt, 2, 1, payload)
+	if len(frame) > walFrameHead+size {
+		t.Fatalf("test frame too long: %d > %d", len(frame), walFrameHead+size)
+	}
+	f, _ := os.OpenFile(filepath.Join(dir, WALName), os.O_WRONLY, 0)
+	f.WriteAt(append(frame, make([]byte, walFrameHead+size-len(frame))...), walHeaderSize)
+	f.Close()
+	got, err = r.Reload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Run("x1") == nil || got.Run("r1") != nil {
+		t.Fatalf("the forced re-read kept what the log no longer holds: %+v", got.Runs)
+	}
+}
+
