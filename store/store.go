@@ -74,10 +74,6 @@ type Store struct {
 	fileGen uint64     // generation of the workflows.json cur is (or follows from)
 	wal     walState   // what this store knows of workflows.wal
 
-	// wholeSaved: this epoch's first save, a whole one, is done. Until then every save
-	// is whole, so the new epoch is in workflows.json (fencing) and the log's cycle is the
-	// writer's own.
-	wholeSaved bool
 
 	noRefresh bool // set only by tests (export_test.go): saves skip refresh-before-write
 }
@@ -156,20 +152,26 @@ func (s *Store) Refresh() (doc *Doc, changed bool, err error) {
 }
 
 // loadLocked reads workflows.json if forced or if its stamp changed, and the frames of
-// workflows.wal that follow it (a writer reads the log only with the file: it wrote
-// every frame since). A log that turns out to follow a newer file than the one read (the
-// file was saved whole meanwhile) makes it read the file again.
+// workflows.wal that follow the document in memory. A log that turns out to follow a
+// newer file than the one read (the file was saved whole meanwhile) makes a reader read
+// the file again; a writer did not start that cycle, so another window writes.
 func (s *Store) loadLocked(force bool) error {
 	for try := 0; ; try++ {
 		err := s.loadOnceLocked(force)
 		if !errors.Is(err, errWALAhead) {
 			return err
 		}
-		if try == 2 {
-			// The log follows a newer file than the one here, and the file does not change:
-			// it was put back by hand. The file wins; the writer's next save starts a cycle.
+		if s.epoch != 0 && !s.walOwnCycleLocked() {
+			s.epoch = 0
+			return fmt.Errorf("%w: %s has a cycle this writer did not start", ErrFenced, WALName)
+		}
+		if (try > 0 && s.wal.salt == 0) || try == 3 {
+			// The log follows a newer file than the one read whole just now: the file was
+			// put back by hand. The file wins; the next frame starts a new cycle.
 			return nil
 		}
+		s.codec.file, force = nil, true // read the file whole and the log from its start
+		s.walForgetLocked()
 	}
 }
 
@@ -193,9 +195,6 @@ func (s *Store) loadOnceLocked(force bool) error {
 	}
 	st := stampOf(fi)
 	if !force && st == s.stamp && s.broken == nil {
-		if s.epoch != 0 {
-			return nil
-		}
 		return s.walLoadLocked(false)
 	}
 	data, err := readFile(s.path, fi, s.opts.MaxSize)
@@ -304,7 +303,7 @@ func Decode(data []byte) (*Doc, error) { return strictDecode(nil, data) }
 func (s *Store) BeginEpoch() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.epoch, s.wholeSaved = s.cur.Epoch+1, false
+	s.epoch = s.cur.Epoch + 1
 	return s.epoch
 }
 
@@ -428,8 +427,9 @@ func (s *Store) saveWholeLocked(doc *Doc) error {
 	if err != nil {
 		return err
 	}
-	s.cur, s.stamp, s.fileGen, s.wholeSaved = doc, st, doc.Generation, true
+	s.cur, s.stamp, s.fileGen = doc, st, doc.Generation
 	s.walForgetLocked()
+	s.walNewCycleLocked()
 	return nil
 }
 
@@ -610,19 +610,20 @@ func WriteFileAtomicVolatile(path string, data []byte) error {
 type tempFile struct {
 	path     string
 	volatile bool          // no fsync of the file or the folder (WriteFileAtomicVolatile)
+	crashable bool         // the crash points save.* are armed (a save of workflows.json)
 	done     chan struct{} // closed once create returned, when created in the background
 	f        *os.File
 	name     string
 	err      error
 }
 
-// startTemp begins creating the temp file that will replace path and returns at once,
+// startTemp begins creating the temp file that will replace path (workflows.json) and returns at once,
 // so the caller can encode meanwhile: creating a file (its inode, the folder's entry, a
 // journal handle) takes about as long as encoding the document on a quiet disk, 0.1 ms,
 // and a millisecond and more on a busy one. The caller must end it with replace or
 // discard.
 func startTemp(path string) *tempFile {
-	t := &tempFile{path: path, done: make(chan struct{})}
+	t := &tempFile{path: path, done: make(chan struct{}), crashable: true}
 	go func() {
 		defer close(t.done)
 		t.create()
@@ -667,13 +668,13 @@ func (t *tempFile) replace(data []byte, beforeRename func()) error {
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("save %s: write: %w", path, err)
 	}
-	Failpoint("save.after-temp-write")
+	t.failpoint("save.after-temp-write")
 	if !t.volatile {
 		if err := f.Sync(); err != nil {
 			return fmt.Errorf("save %s: fsync: %w", path, err)
 		}
 	}
-	Failpoint("save.after-fsync")
+	t.failpoint("save.after-fsync")
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("save %s: close: %w", path, err)
 	}
@@ -684,7 +685,7 @@ func (t *tempFile) replace(data []byte, beforeRename func()) error {
 		return fmt.Errorf("save %s: rename: %w", path, err)
 	}
 	ok = true
-	Failpoint("save.after-rename")
+	t.failpoint("save.after-rename")
 	if t.volatile {
 		return nil
 	}
@@ -692,6 +693,14 @@ func (t *tempFile) replace(data []byte, beforeRename func()) error {
 		return fmt.Errorf("save %s: %w: fsync folder: %w", path, ErrNotDurable, err)
 	}
 	return nil
+}
+
+// failpoint is Failpoint for a save of workflows.json only: the crash tests kill a
+// window there, not in its copies of other files.
+func (t *tempFile) failpoint(name string) {
+	if t.crashable {
+		Failpoint(name)
+	}
 }
 
 func createTemp(dir, base string) (*os.File, string, error) {

@@ -58,6 +58,9 @@ func TestRereadAfterOwnSaveSeesOlderBytes(t *testing.T) {
 	if _, err := s.Update(addWF("b")); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Checkpoint(); err != nil { // the save is in workflows.json, not only the log
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, old, 0o600); err != nil {
 		t.Fatal(err)
 	}

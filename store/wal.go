@@ -46,8 +46,12 @@ import (
 // first), and its header is written in the same write as its first frame, at offset 0
 // (within one page, so a kill cannot tear the header). The log is never deleted.
 //
-// Fencing is unchanged: a writer's first save of its term is a full save of
-// workflows.json with its new epoch, so a stale writer's refresh-before-write sees it.
+// Takeover. A new writer goes on with the cycle it read (its first frame carries its new
+// epoch and overwrites whatever a killed writer left half-written after the last whole
+// frame), or starts a new one if it read none. Fencing: before each save a writer reads
+// the log on from its own last frame as a reader does; a frame of another writer (a
+// higher epoch) or a cycle it did not start means another window took over, and it stops
+// writing (ErrFenced), as it does for a workflows.json saved by another.
 
 // WALName is the write-ahead log's name inside the home folder.
 const WALName = "workflows.wal"
@@ -82,6 +86,7 @@ type walState struct {
 	f     *os.File
 	rw    bool   // f was opened for writing (the writer's)
 	salt  uint64 // the cycle whose frames are applied to cur; 0: none, cur is workflows.json's
+	mine  uint64 // the last cycle this store started
 	off   int64  // where the next frame of that cycle goes
 	seen  []byte // the log's bytes [0, off) as read or written, to check a forced re-read
 	timer *time.Timer
@@ -420,8 +425,8 @@ func (s *Store) walVerifyLocked() (bool, error) {
 // reports false, having written nothing that counts, when the change must be saved whole
 // instead: the log cannot take it, or cur is not what the log and workflows.json describe.
 func (s *Store) walAppendLocked(next *Doc) (bool, error) {
-	if !s.wholeSaved || (s.wal.salt == 0 && s.cur.Generation != s.fileGen) {
-		return false, nil
+	if !s.stamp.exists || (s.wal.salt == 0 && s.cur.Generation != s.fileGen) {
+		return false, nil // the log follows a workflows.json: the first save makes it
 	}
 	payload, err := json.Marshal(walDelta(s.cur, next))
 	if err != nil || len(payload) > walMaxFrame {
@@ -436,7 +441,7 @@ func (s *Store) walAppendLocked(next *Doc) (bool, error) {
 		if salt, err = newSalt(); err != nil {
 			return false, err
 		}
-		off = 0
+		off, s.wal.mine = 0, salt
 		out = walHeader(salt, s.fileGen)
 	}
 	out = append(out, walFrame(salt, next.Generation, next.Epoch, payload)...)
@@ -459,6 +464,42 @@ func (s *Store) walAppendLocked(next *Doc) (bool, error) {
 		s.wal.timer = time.AfterFunc(s.opts.CheckpointAfter, s.checkpointLater)
 	}
 	return true, nil
+}
+
+// walNewCycleLocked starts an empty cycle after a whole save of workflows.json, if the log
+// exists: the frames of the old cycle are all in the file now, and a new header keeps them
+// from being replayed on a copy of an older file put back by hand. A failure only leaves
+// the header to the next frame.
+func (s *Store) walNewCycleLocked() {
+	if _, err := os.Stat(s.walPath()); err != nil {
+		return
+	}
+	salt, err := newSalt()
+	if err != nil {
+		return
+	}
+	if ok, err := s.walOpenLocked(true); !ok || err != nil {
+		return
+	}
+	h := walHeader(salt, s.fileGen)
+	s.wal.mine = salt
+	if _, err := s.wal.f.WriteAt(h, 0); err != nil || fdatasync(s.wal.f) != nil {
+		return
+	}
+	s.wal.salt, s.wal.off, s.wal.seen = salt, walHeaderSize, append(s.wal.seen[:0], h...)
+}
+
+// walOwnCycleLocked reports whether the log's cycle is the last one this store started.
+func (s *Store) walOwnCycleLocked() bool {
+	var head [walHeaderSize]byte
+	if s.wal.f == nil || s.wal.mine == 0 {
+		return false
+	}
+	if _, err := s.wal.f.ReadAt(head[:], 0); err != nil {
+		return false
+	}
+	salt, _, ok, err := parseWALHeader(head[:])
+	return ok && err == nil && salt == s.wal.mine
 }
 
 func newSalt() (uint64, error) {
