@@ -49,9 +49,9 @@ import (
 // Takeover. A new writer goes on with the cycle it read (its first frame carries its new
 // epoch and overwrites whatever a killed writer left half-written after the last whole
 // frame), or starts a new one if it read none. Fencing: before each save a writer reads
-// the log on from its own last frame as a reader does; a frame of another writer (a
-// higher epoch) or a cycle it did not start means another window took over, and it stops
-// writing (ErrFenced), as it does for a workflows.json saved by another.
+// the log on from its own last frame as a reader does; a frame of another writer carries
+// a higher epoch, which means another window took over, and it stops writing (ErrFenced),
+// as it does for a workflows.json saved by another.
 
 // WALName is the write-ahead log's name inside the home folder.
 const WALName = "workflows.wal"
@@ -81,12 +81,14 @@ var ErrWAL = errors.New("workflows.wal is damaged")
 // file was replaced meanwhile, so the caller reads it again.
 var errWALAhead = errors.New("workflows.wal follows a newer workflows.json")
 
+// walHook, set only by tests, runs between reading the log's header and its frames.
+var walHook func()
+
 // walState is what a store knows of the log. Guarded by Store.mu.
 type walState struct {
 	f     *os.File
 	rw    bool   // f was opened for writing (the writer's)
 	salt  uint64 // the cycle whose frames are applied to cur; 0: none, cur is workflows.json's
-	mine  uint64 // the last cycle this store started
 	off   int64  // where the next frame of that cycle goes
 	seen  []byte // the log's bytes [0, off) as read or written, to check a forced re-read
 	timer *time.Timer
@@ -340,6 +342,9 @@ func (s *Store) walReadLocked(from0 bool) error {
 		s.wal.salt, s.wal.off = salt, walHeaderSize
 		s.wal.seen = append(s.wal.seen[:0], head[:]...)
 	}
+	if walHook != nil {
+		walHook()
+	}
 	if err := s.walApplyFromLocked(); err != nil {
 		return err
 	}
@@ -441,7 +446,7 @@ func (s *Store) walAppendLocked(next *Doc) (bool, error) {
 		if salt, err = newSalt(); err != nil {
 			return false, err
 		}
-		off, s.wal.mine = 0, salt
+		off = 0
 		out = walHeader(salt, s.fileGen)
 	}
 	out = append(out, walFrame(salt, next.Generation, next.Epoch, payload)...)
@@ -482,24 +487,10 @@ func (s *Store) walNewCycleLocked() {
 		return
 	}
 	h := walHeader(salt, s.fileGen)
-	s.wal.mine = salt
 	if _, err := s.wal.f.WriteAt(h, 0); err != nil || fdatasync(s.wal.f) != nil {
 		return
 	}
 	s.wal.salt, s.wal.off, s.wal.seen = salt, walHeaderSize, append(s.wal.seen[:0], h...)
-}
-
-// walOwnCycleLocked reports whether the log's cycle is the last one this store started.
-func (s *Store) walOwnCycleLocked() bool {
-	var head [walHeaderSize]byte
-	if s.wal.f == nil || s.wal.mine == 0 {
-		return false
-	}
-	if _, err := s.wal.f.ReadAt(head[:], 0); err != nil {
-		return false
-	}
-	salt, _, ok, err := parseWALHeader(head[:])
-	return ok && err == nil && salt == s.wal.mine
 }
 
 func newSalt() (uint64, error) {

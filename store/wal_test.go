@@ -486,3 +486,105 @@ func TestWALForcedReloadChecksWhatItApplied(t *testing.T) {
 	}
 }
 
+
+// A writer whose log another writer went on with (a lock file replaced under it: two
+// windows each think they hold the lock) is fenced at its next save, whether the other
+// appended to its cycle or started a new one, and its save is not written.
+func TestWALFencesAWriterAnotherWentOnFrom(t *testing.T) {
+	for _, newCycle := range []bool{false, true} {
+		t.Run(fmt.Sprintf("new-cycle=%v", newCycle), func(t *testing.T) {
+			dir := t.TempDir()
+			old := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+			old.Update(addWF("a"))
+			old.Update(addWF("b")) // a frame of old's cycle
+			nw := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+			if _, err := nw.Update(addWF("c")); err != nil {
+				t.Fatal(err)
+			}
+			if newCycle {
+				if err := nw.Checkpoint(); err != nil {
+					t.Fatal(err)
+				}
+				nw.Update(addWF("d"))
+			}
+			if _, err := old.Update(addWF("stale")); !errors.Is(err, ErrFenced) {
+				t.Fatalf("the old writer's save: %v, want ErrFenced", err)
+			}
+			d, err := ReadHome(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Workflow("stale") != nil || d.Workflow("b") == nil || d.Workflow("c") == nil || d.Epoch != 2 {
+				t.Fatalf("the home: %s, epoch %d", names(d), d.Epoch)
+			}
+		})
+	}
+}
+
+// A copy of an older workflows.json put back by hand wins over a log that follows a newer
+// one, for readers and for the writer, whose next save starts a new cycle after it. Also
+// right after a checkpoint, when the log's frames are the ones the copy lacks.
+func TestWALFileRestoredByHandWins(t *testing.T) {
+	for _, frameAfter := range []bool{false, true} {
+		t.Run(fmt.Sprintf("frame-after-checkpoint=%v", frameAfter), func(t *testing.T) {
+			dir := t.TempDir()
+			s := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+			s.Update(addWF("a"))
+			old, _ := os.ReadFile(filepath.Join(dir, FileName))
+			s.Update(addWF("b")) // a frame following the copy's generation
+			s.Checkpoint()
+			if frameAfter {
+				s.Update(addWF("c"))
+			}
+			if err := os.WriteFile(filepath.Join(dir, FileName), old, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			d, err := ReadHome(dir)
+			if err != nil || names(d) != "a" {
+				t.Fatalf("a reader after the restore: %q, %v", names(d), err)
+			}
+			d, err = s.Update(addWF("e"))
+			if err != nil || names(d) != "a,e" {
+				t.Fatalf("the writer after the restore: %q, %v", names(d), err)
+			}
+			if d, err := ReadHome(dir); err != nil || names(d) != "a,e" {
+				t.Fatalf("the home after the writer's save: %q, %v", names(d), err)
+			}
+		})
+	}
+}
+
+// A read that races a checkpoint (the file saved whole and a new cycle overwriting the
+// frames being read) still has every save acknowledged before it began: it reads again.
+func TestWALReadRacingANewCycleMissesNothing(t *testing.T) {
+	dir := t.TempDir()
+	s := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+	s.Update(addWF("a"))
+	s.Update(addWF("b"))
+	s.Update(addWF("c"))
+	raced := false
+	walHook = func() {
+		if raced {
+			return
+		}
+		raced = true
+		if err := s.Checkpoint(); err != nil {
+			t.Error(err)
+		}
+		for _, n := range []string{"long-name-to-overwrite-the-old-frames-0", "long-name-to-overwrite-the-old-frames-1"} {
+			if _, err := s.Update(addWF(n)); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer func() { walHook = nil }()
+	d, err := ReadHome(dir)
+	if !raced {
+		t.Fatal("the race was not set up")
+	}
+	want, _ := s.View()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDoc(t, "a read that raced a new cycle", d, want)
+}

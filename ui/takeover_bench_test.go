@@ -60,12 +60,16 @@ func BenchmarkDesktopTakeover(b *testing.B) {
 				d := waitDoc(b, home, "the first window to be the writer", func(d *store.Doc) bool { return d.Writer != nil && d.Writer.PID == pid })
 				next, killNext, nextGone := start(c.survivor)
 				waitLockWaiter(b, next)
+				f := store.New(home, store.Options{}) // follows the home as a reader would
+				if _, err := f.Reload(); err != nil {
+					b.Fatal(err)
+				}
 				drain(w)
 				t0 := time.Now()
 				kill()
 				go func() { <-gone; reaped = append(reaped, time.Since(t0)) }()
 				for {
-					nd, ok := nextDoc(b, w, home)
+					nd, ok := nextDoc(b, w, f)
 					if ok && nd.Epoch > d.Epoch {
 						took = append(took, time.Since(t0))
 						if nd.Writer == nil || nd.Writer.PID != next {
@@ -142,22 +146,19 @@ func drain(w *fsnotify.Watcher) {
 	}
 }
 
-// nextDoc waits for the next change of workflows.json in home and reads it.
-func nextDoc(b testing.TB, w *fsnotify.Watcher, home string) (*store.Doc, bool) {
+// nextDoc waits for the next change of the home's document (workflows.json or its log,
+// workflows.wal) and reads it with f, which follows the home.
+func nextDoc(b testing.TB, w *fsnotify.Watcher, f *store.Store) (*store.Doc, bool) {
 	select {
 	case e := <-w.Events:
-		if filepath.Base(e.Name) != "workflows.json" {
+		if n := filepath.Base(e.Name); n != store.FileName && n != store.WALName {
 			return nil, false
 		}
 	case err := <-w.Errors:
 		b.Fatal(err)
 	case <-time.After(20 * time.Second):
-		b.Fatal("no change of workflows.json in 20 s")
+		b.Fatal("no change of workflows.json or workflows.wal in 20 s")
 	}
-	data, err := os.ReadFile(filepath.Join(home, "workflows.json"))
-	if err != nil {
-		return nil, false
-	}
-	d, err := store.Decode(data)
+	d, _, err := f.Refresh()
 	return d, err == nil
 }

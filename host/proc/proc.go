@@ -33,6 +33,7 @@ type Info struct {
 	PGID    int    // its process group
 	Start   uint64 // start time, in a unit that is stable for the process's life; 0 when unknown
 	Exiting bool   // the kernel is tearing it down (Linux PF_EXITING, macOS P_WEXIT)
+	kernel  bool   // a kernel thread (Linux PF_KTHREAD)
 }
 
 // Start returns the start time of process pid, or an error if there is no such process.

@@ -8,10 +8,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
-// pfExiting is the kernel's PF_EXITING task flag: the process is dying.
-const pfExiting = 0x4
+// Task flags of the kernel: PF_EXITING (the process is dying) and PF_KTHREAD.
+const (
+	pfExiting = 0x4
+	pfKthread = 0x00200000
+)
 
 // stat parses /proc/pid/stat: state (field 3), group (5), flags (9), start time in clock
 // ticks since boot (22).
@@ -36,7 +40,7 @@ func stat(pid int) (Info, error) {
 		return Info{}, err
 	}
 	flags, _ := strconv.ParseUint(f[6], 10, 64)
-	return Info{State: f[0][0], PGID: pgid, Start: start, Exiting: flags&pfExiting != 0}, nil
+	return Info{State: f[0][0], PGID: pgid, Start: start, Exiting: flags&pfExiting != 0, kernel: flags&pfKthread != 0}, nil
 }
 
 func bootID() string {
@@ -68,6 +72,25 @@ func groupHasLive(pgid int) bool {
 	return false
 }
 
+// readEnviron reads the environment of process pid. A process inside execve shows an
+// empty one for a moment (the kernel has put in its new memory, not yet its new
+// environment), so the empty environment of a live process that is not the kernel's is
+// read again for up to a millisecond: a run's step caught mid-exec by a reap must not
+// escape it for want of its markers.
+func readEnviron(pid int) ([]byte, error) {
+	path := filepath.Join("/proc", strconv.Itoa(pid), "environ")
+	for try := 0; ; try++ {
+		env, err := os.ReadFile(path)
+		if err != nil || len(env) > 0 || try == 20 {
+			return env, err
+		}
+		if st, err := stat(pid); err != nil || st.kernel || st.State == 'Z' || st.State == 'X' {
+			return env, nil
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
 func withMarkers(self int, markers []string) []int { return withAnyMarkers(self, [][]string{markers}) }
 
 func withAnyMarkers(self int, sets [][]string) []int {
@@ -85,7 +108,7 @@ func withAnyMarkers(self int, sets [][]string) []int {
 		if pid == self {
 			continue
 		}
-		env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+		env, err := readEnviron(pid)
 		if err != nil {
 			continue
 		}
