@@ -9,9 +9,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"reflect"
+	"slices"
 	"syscall"
 	"time"
 
@@ -112,13 +113,13 @@ type walRec struct {
 // a document that encodes as next does.
 func walDelta(prev, next *Doc) *walRec {
 	rec := &walRec{Seq: next.Seq, Writer: next.Writer, HandoverTo: next.HandoverTo, Retention: next.Retention}
-	if !reflect.DeepEqual(prev.Workflows, next.Workflows) {
+	if !slices.EqualFunc(prev.Workflows, next.Workflows, workflowEqual) {
 		rec.Workflows = &next.Workflows
 	}
-	if !reflect.DeepEqual(prev.Schedules, next.Schedules) {
+	if !slices.EqualFunc(prev.Schedules, next.Schedules, scheduleEqual) {
 		rec.Schedules = &next.Schedules
 	}
-	if !reflect.DeepEqual(prev.Applied, next.Applied) {
+	if !slices.EqualFunc(prev.Applied, next.Applied, appliedEqual) {
 		a := next.Applied
 		if a == nil {
 			a = []Applied{}
@@ -146,6 +147,35 @@ func walDelta(prev, next *Doc) *walRec {
 	}
 	rec.Runs = append(rec.Runs, next.Runs[j:]...)
 	return rec
+}
+
+// The equalities of walDelta (reflect.DeepEqual took 4 ms on a home of 1,000 workflows).
+// Each names every field of its struct; TestWALEqualitiesSeeEveryField changes each field
+// of each struct, by reflection, and fails if an equality misses one, so a field added
+// later cannot be left out unnoticed. A false "not equal" only makes a frame carry a list
+// whole.
+
+func workflowEqual(a, b Workflow) bool {
+	return a.Name == b.Name && a.MaxConcurrent == b.MaxConcurrent && a.OnOwnerLost == b.OnOwnerLost &&
+		ptrEqual(a.Retention, b.Retention) && slices.EqualFunc(a.Steps, b.Steps, stepEqual)
+}
+
+func stepEqual(a, b Step) bool {
+	return a.Name == b.Name && a.Timeout == b.Timeout && a.Dir == b.Dir &&
+		slices.Equal(a.Argv, b.Argv) && maps.Equal(a.Env, b.Env)
+}
+
+func scheduleEqual(a, b Schedule) bool {
+	return a.ID == b.ID && a.Workflow == b.Workflow && a.Every == b.Every && a.Cron == b.Cron &&
+		a.TZ == b.TZ && a.Paused == b.Paused && a.Overlap == b.Overlap && a.MaxRuntime == b.MaxRuntime &&
+		a.OnOverrun == b.OnOverrun && a.CatchUp == b.CatchUp && a.CatchUpWindow == b.CatchUpWindow &&
+		ptrEqual(a.Watermark, b.Watermark) && a.Created == b.Created && a.LastDue == b.LastDue &&
+		a.NextDue == b.NextDue && ptrEqual(a.Lock, b.Lock) && slices.Equal(a.Pending, b.Pending) &&
+		a.LastRun == b.LastRun && a.LastStatus == b.LastStatus
+}
+
+func appliedEqual(a, b Applied) bool {
+	return a.ID == b.ID && a.At == b.At && bytes.Equal(a.Reply, b.Reply)
 }
 
 // apply returns prev with rec replayed, generation g and epoch e. prev is not modified;

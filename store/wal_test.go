@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -587,4 +588,114 @@ func TestWALReadRacingANewCycleMissesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameDoc(t, "a read that raced a new cycle", d, want)
+}
+
+// TestWALEqualitiesSeeEveryField changes each field of each struct walDelta compares (and
+// of the structs inside them), one at a time, and requires its equality to see the change:
+// a field added to Workflow, Step, Schedule, RunLock, Retention, Owner or Applied that an
+// equality does not compare fails here, instead of being left out of frames.
+func TestWALEqualitiesSeeEveryField(t *testing.T) {
+	wm := "w"
+	base := map[string]any{
+		"Workflow": Workflow{Name: "a", MaxConcurrent: 1, OnOwnerLost: "fail", Retention: &Retention{KeepRuns: 1},
+			Steps: []Step{{Name: "s", Argv: []string{"x"}, Timeout: 1, Dir: "d", Env: map[string]string{"K": "v"}}}},
+		"Schedule": Schedule{ID: "s", Workflow: "a", Watermark: &wm, Lock: &RunLock{Run: "r", Owner: Owner{PID: 1}},
+			Pending: []time.Time{time.Unix(1, 0).UTC()}},
+		"Applied": Applied{ID: "q", Reply: json.RawMessage(`{}`)},
+	}
+	equal := map[string]func(a, b any) bool{
+		"Workflow": func(a, b any) bool { return workflowEqual(a.(Workflow), b.(Workflow)) },
+		"Schedule": func(a, b any) bool { return scheduleEqual(a.(Schedule), b.(Schedule)) },
+		"Applied":  func(a, b any) bool { return appliedEqual(a.(Applied), b.(Applied)) },
+	}
+	for name, v := range base {
+		if !equal[name](v, deepCopy(v)) {
+			t.Fatalf("%s: a copy is not equal", name)
+		}
+		for _, path := range leafPaths(reflect.TypeOf(v), "") {
+			changed := deepCopy(v)
+			rv := reflect.ValueOf(&changed).Elem()
+			c := reflect.New(rv.Elem().Type()).Elem()
+			c.Set(rv.Elem())
+			changeLeaf(t, c, path)
+			if equal[name](v, c.Interface()) {
+				t.Errorf("%s: the equality does not see a change of %s", name, path)
+			}
+		}
+	}
+}
+
+// deepCopy copies v through JSON.
+func deepCopy(v any) any {
+	b, _ := json.Marshal(v)
+	p := reflect.New(reflect.TypeOf(v))
+	json.Unmarshal(b, p.Interface())
+	return p.Elem().Interface()
+}
+
+// leafPaths lists the fields of struct type t as dotted paths down to values that are not
+// structs (a slice's or pointer's element struct counts, through its first element).
+func leafPaths(t reflect.Type, prefix string) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		p := prefix + f.Name
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer || ft.Kind() == reflect.Slice {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Struct && ft != reflect.TypeOf(time.Time{}) {
+			out = append(out, leafPaths(ft, p+".")...)
+		} else {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// changeLeaf changes the value at path in v (a settable struct value).
+func changeLeaf(t *testing.T, v reflect.Value, path string) {
+	name, rest, _ := strings.Cut(path, ".")
+	f := v.FieldByName(name)
+	for f.Kind() == reflect.Pointer || (f.Kind() == reflect.Slice && rest != "") {
+		if f.Kind() == reflect.Pointer {
+			if f.IsNil() {
+				f.Set(reflect.New(f.Type().Elem()))
+			}
+			f = f.Elem()
+		} else {
+			if f.Len() == 0 {
+				f.Set(reflect.Append(f, reflect.Zero(f.Type().Elem())))
+			}
+			f = f.Index(0)
+		}
+	}
+	if rest != "" {
+		changeLeaf(t, f, rest)
+		return
+	}
+	switch f.Kind() {
+	case reflect.String:
+		f.SetString(f.String() + "x")
+	case reflect.Int, reflect.Int64:
+		f.SetInt(f.Int() + 1)
+	case reflect.Uint64:
+		f.SetUint(f.Uint() + 1)
+	case reflect.Bool:
+		f.SetBool(!f.Bool())
+	case reflect.Slice:
+		if f.Type() == reflect.TypeOf(json.RawMessage(nil)) {
+			f.Set(reflect.ValueOf(json.RawMessage(`{"x":1}`)))
+		} else {
+			f.Set(reflect.Append(f, reflect.Zero(f.Type().Elem())))
+		}
+	case reflect.Map:
+		m := reflect.MakeMap(f.Type())
+		m.SetMapIndex(reflect.ValueOf("NEW"), reflect.ValueOf("v"))
+		f.Set(m)
+	case reflect.Struct: // time.Time
+		f.Set(reflect.ValueOf(time.Unix(12345, 0).UTC()))
+	default:
+		t.Fatalf("%s: no way to change a %v", path, f.Kind())
+	}
 }
