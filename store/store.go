@@ -74,7 +74,6 @@ type Store struct {
 	fileGen uint64     // generation of the workflows.json cur is (or follows from)
 	wal     walState   // what this store knows of workflows.wal
 
-
 	noRefresh bool // set only by tests (export_test.go): saves skip refresh-before-write
 }
 
@@ -605,13 +604,13 @@ func WriteFileAtomicVolatile(path string, data []byte) error {
 // tempFile is the temp file of one atomic replace of path: created in path's folder
 // (O_EXCL, 0600), written, fsynced, renamed over path.
 type tempFile struct {
-	path     string
-	volatile bool          // no fsync of the file or the folder (WriteFileAtomicVolatile)
-	crashable bool         // the crash points save.* are armed (a save of workflows.json)
-	done     chan struct{} // closed once create returned, when created in the background
-	f        *os.File
-	name     string
-	err      error
+	path      string
+	volatile  bool          // no fsync of the file or the folder (WriteFileAtomicVolatile)
+	crashable bool          // the crash points save.* are armed (a save of workflows.json)
+	done      chan struct{} // closed once create returned, when created in the background
+	f         *os.File
+	name      string
+	err       error
 }
 
 // startTemp begins creating the temp file that will replace path (workflows.json) and returns at once,

@@ -92,6 +92,7 @@ type walState struct {
 	salt  uint64 // the cycle whose frames are applied to cur; 0: none, cur is workflows.json's
 	off   int64  // where the next frame of that cycle goes
 	seen  []byte // the log's bytes [0, off) as read or written, to check a forced re-read
+	buf   []byte // for reading frames
 	timer *time.Timer
 }
 
@@ -392,35 +393,43 @@ func (s *Store) walReadLocked(from0 bool) error {
 // walApplyFromLocked reads frames from the log's offset on and applies those that carry
 // the next generations.
 func (s *Store) walApplyFromLocked() error {
-	buf := make([]byte, min(64<<10, walSize-s.wal.off))
-	for len(buf) > 0 {
+	if len(s.wal.buf) == 0 {
+		s.wal.buf = make([]byte, 16<<10) // most reads find a frame or two
+	}
+	for s.wal.off < walSize {
+		buf := s.wal.buf[:min(int64(len(s.wal.buf)), walSize-s.wal.off)]
 		n, err := s.wal.f.ReadAt(buf, s.wal.off)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("%w: %s: %v", ErrUnreadable, WALName, err)
 		}
-		b, used := buf[:n], 0
+		b := buf[:n]
 		for {
-			g, e, payload, size, ok := nextFrame(s.wal.salt, b[used:])
+			g, e, payload, size, ok := nextFrame(s.wal.salt, b)
 			if !ok || g != s.cur.Generation+1 {
 				break
 			}
 			doc, err := decodeFrame(s.cur, g, e, payload)
 			if err != nil {
-				s.wal.off += int64(used) // what was applied stays applied
 				return fmt.Errorf("%w: %w: frame of generation %d at offset %d: %w", ErrUnreadable, ErrWAL, g, s.wal.off, err)
 			}
 			s.cur = doc
-			s.wal.seen = append(s.wal.seen, b[used:used+size]...)
-			used += size
+			s.wal.seen = append(s.wal.seen, b[:size]...)
+			s.wal.off += int64(size)
+			b = b[size:]
 		}
-		s.wal.off += int64(used)
-		// Read on only when a frame may continue past this read.
-		more := n == len(buf) && used < n && len(b[used:]) >= 4 &&
-			int(binary.LittleEndian.Uint32(b[used:])) <= walMaxFrame && walFrameHead+int(binary.LittleEndian.Uint32(b[used:])) > len(b[used:])
-		if !more && !(used == n && n == len(buf)) {
+		// Read on only when this read ended inside what may be a frame of the cycle.
+		if n < len(buf) {
 			return nil
 		}
-		buf = make([]byte, min(int64(max(len(buf), walFrameHead+walMaxFrame)), walSize-s.wal.off))
+		if len(b) >= 4 {
+			size := int(binary.LittleEndian.Uint32(b))
+			if size == 0 || size > walMaxFrame || walFrameHead+size <= len(b) {
+				return nil // the end, a frame that does not check out, or not the next one
+			}
+			if walFrameHead+size > len(s.wal.buf) {
+				s.wal.buf = make([]byte, walFrameHead+size)
+			}
+		}
 	}
 	return nil
 }

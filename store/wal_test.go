@@ -487,7 +487,6 @@ func TestWALForcedReloadChecksWhatItApplied(t *testing.T) {
 	}
 }
 
-
 // A writer whose log another writer went on with (a lock file replaced under it: two
 // windows each think they hold the lock) is fenced at its next save, whether the other
 // appended to its cycle or started a new one, and its save is not written.
@@ -766,4 +765,32 @@ func FuzzWALFrame(f *testing.F) {
 		}
 		sameDoc(t, "the replayed document read back", again, d)
 	})
+}
+
+// A frame larger than a reader's first read (a list of many workflows changed) is read
+// whole, after frames that filled that read.
+func TestWALLargeFrameIsReadWhole(t *testing.T) {
+	dir := t.TempDir()
+	s := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+	s.Update(addWF("a"))
+	for i := range 40 {
+		s.Update(addRun(fmt.Sprintf("r%d", i), "a", StatusRunning))
+	}
+	d, err := s.Update(func(d *Doc) error {
+		for i := range 300 {
+			d.Workflows = append(d.Workflows, Workflow{Name: fmt.Sprintf("wf-%03d-%s", i, strings.Repeat("n", 100)), MaxConcurrent: 1, OnOwnerLost: "fail", Steps: []Step{{Argv: []string{"true"}}}})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.walFrames(); n != 41 {
+		t.Fatalf("the log has %d frames, want 41 (the big change as a frame)", n)
+	}
+	got, err := ReadHome(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDoc(t, "a reader of a log with a large frame", got, d)
 }
