@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -540,15 +539,6 @@ func newSalt() (uint64, error) {
 		}
 		if v := binary.LittleEndian.Uint64(b[:]); v != 0 {
 			return v, nil
-		}
-	}
-}
-
-func fdatasync(f *os.File) error {
-	for {
-		err := syscall.Fdatasync(int(f.Fd()))
-		if err != syscall.EINTR {
-			return err
 		}
 	}
 }
