@@ -638,7 +638,9 @@ func (h *chaos) poller(stop <-chan struct{}) {
 	}
 }
 
-// readDoc reads workflows.json; a file that does not parse is a violation.
+// readDoc reads the home's document (workflows.json and the frames of workflows.wal that
+// follow it); a workflows.json that does not parse, or a log that cannot be read, is a
+// violation.
 func (h *chaos) readDoc() (*store.Doc, bool) {
 	data, err := os.ReadFile(filepath.Join(h.home, store.FileName))
 	if errors.Is(err, os.ErrNotExist) {
@@ -648,9 +650,13 @@ func (h *chaos) readDoc() (*store.Doc, bool) {
 		h.violate("read workflows.json: %v", err)
 		return nil, false
 	}
-	d, err := store.Decode(data)
-	if err != nil {
+	if _, err := store.Decode(data); err != nil {
 		h.violate("workflows.json does not parse: %v", err)
+		return nil, false
+	}
+	d, err := store.ReadHome(h.home)
+	if err != nil {
+		h.violate("read the home: %v", err)
 		return nil, false
 	}
 	return d, true
