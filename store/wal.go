@@ -393,7 +393,7 @@ func (s *Store) walReadLocked(from0 bool) error {
 // the next generations.
 func (s *Store) walApplyFromLocked() error {
 	if len(s.wal.buf) == 0 {
-		s.wal.buf = make([]byte, 16<<10) // most reads find a frame or two
+		s.wal.buf = make([]byte, 4<<10) // most reads find a frame or two, or none
 	}
 	for s.wal.off < walSize {
 		buf := s.wal.buf[:min(int64(len(s.wal.buf)), walSize-s.wal.off)]
