@@ -197,7 +197,9 @@ func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, e
 		if req.Op == "add_workflow" {
 			g, err = in.AddWorkflow(ctx, def)
 		} else {
-			keepMaskedSecrets(&def, w.Snapshot().Workflow(def.Name))
+			cur := w.Snapshot().Workflow(def.Name)
+			keepMaskedSecrets(&def, cur)
+			keepRetention(&def, cur, req.Workflow)
 			g, err = in.UpdateWorkflow(ctx, def)
 		}
 		return map[string]any{"generation": g}, err
@@ -439,6 +441,20 @@ func maskSecrets(wfs []store.Workflow) []store.Workflow {
 
 // keepMaskedSecrets lets a client send back a definition it got from snapshot: a secret
 // value that is still the mask keeps the stored value of the same step and variable.
+// keepRetention keeps the workflow's history retention when update_workflow's object does
+// not name "retention" (a script that knows nothing of it must not reset it; "retention":
+// null sets the defaults).
+func keepRetention(def *store.Workflow, cur *store.Workflow, raw json.RawMessage) {
+	var keys map[string]json.RawMessage
+	if cur == nil || cur.Retention == nil || json.Unmarshal(raw, &keys) != nil {
+		return
+	}
+	if _, named := keys["retention"]; !named {
+		r := *cur.Retention
+		def.Retention = &r
+	}
+}
+
 func keepMaskedSecrets(def *store.Workflow, cur *store.Workflow) {
 	if cur == nil {
 		return

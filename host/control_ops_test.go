@@ -54,4 +54,22 @@ func TestControlRenameAndRetention(t *testing.T) {
 	if _, err := Call(ctx, a, &Request{Op: "set_retention", Workflow: json.RawMessage(`"nope"`), Retention: json.RawMessage(`null`)}); !errors.Is(err, workflow.ErrNotFound) {
 		t.Fatalf("set_retention of an unknown workflow: %v", err)
 	}
+	// update_workflow from a script that knows nothing of retention keeps it; an explicit
+	// null sets the defaults.
+	if _, err := Call(ctx, a, &Request{Op: "update_workflow", Workflow: wfJSON("new")}); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.Snapshot().Workflow("new").Retention; r == nil || r.KeepRuns != 50 {
+		t.Fatalf("update_workflow without \"retention\" reset it: %+v", r)
+	}
+	var def map[string]any
+	json.Unmarshal(wfJSON("new"), &def)
+	def["retention"] = nil
+	raw, _ := json.Marshal(def)
+	if _, err := Call(ctx, a, &Request{Op: "update_workflow", Workflow: raw}); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.Snapshot().Workflow("new").Retention; r != nil {
+		t.Fatalf("update_workflow with \"retention\": null kept %+v", r)
+	}
 }
