@@ -111,9 +111,15 @@ func startWriter(t *testing.T, home string) *host.Window {
 // Call core.Start after it, as main does.
 func newUI(t *testing.T, core Core) (*Main, *uiQueue) {
 	t.Helper()
+	return newUITicking(t, core, 50*time.Millisecond)
+}
+
+// newUITicking is newUI with the given tick.
+func newUITicking(t *testing.T, core Core, tick time.Duration) (*Main, *uiQueue) {
+	t.Helper()
 	q := &uiQueue{ch: make(chan func(), 4096), done: make(chan struct{})}
 	a := test.NewTempApp(t)
-	m := New(a, core, Options{Do: q.Do, Tick: 50 * time.Millisecond,
+	m := New(a, core, Options{Do: q.Do, Tick: tick,
 		Confirm:     func(string, string, func(bool)) { t.Error("unexpected confirmation dialog") },
 		OpenAnother: func(string) error { return fmt.Errorf("not in tests") }})
 	m.Watch()

@@ -19,7 +19,9 @@ func TestEventBurstQueuesOneApply(t *testing.T) {
 	home := newHome(t)
 	seedHome(t, home, 10, runs)
 	w := openCoreWith(t, home, host.Options{KeepFinished: -1, MaxFinished: runs})
-	m, q := newUI(t, w)
+	// No tick while the events come: only applies may wait on the UI goroutine (a loaded
+	// machine's slow start would otherwise queue ticks beside them).
+	m, q := newUITicking(t, w, time.Hour)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,22 @@
 package ui
 
 import (
+	"os"
 	"runtime/debug"
 
 	"baton/host"
 )
+
+// SteadyGCPercent is the Go collector's target (GOGC) once a window's start is over: the
+// heap may grow by a quarter over what is live before the next collection, not double.
+//
+// Why: a settled window's live heap is mostly fonts and widgets (about 24 MB on a big
+// home) and it allocates little while idle, so collections stay rare and cheap; with
+// Go's default of 100 the runtime would keep up to twice the live heap resident, which
+// on this window is more than every other part of Baton's own memory. The start keeps
+// the default, where a big home's decoding and the first layout would otherwise collect
+// several times over. A person's GOGC is left alone.
+const SteadyGCPercent = 25
 
 // releaseStartupMemory hands the memory the window's start used and no longer needs back
 // to the system, once: when the window first shows a settled role (writer or reader), its
@@ -19,8 +31,14 @@ func (m *Main) releaseStartupMemory() {
 		return
 	}
 	m.released = true
-	go freeOSMemory() // a full collection: not on the UI goroutine
+	go settleMemory() // a full collection: not on the UI goroutine
 }
 
-// freeOSMemory is debug.FreeOSMemory; tests count its calls.
-var freeOSMemory = debug.FreeOSMemory
+// settleMemory sets the steady collector target and frees what the start left; tests
+// count its calls.
+var settleMemory = func() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(SteadyGCPercent)
+	}
+	debug.FreeOSMemory()
+}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"runtime/debug"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,9 +16,9 @@ import (
 func TestStartupMemoryReleasedOnce(t *testing.T) {
 	var calls atomic.Int32
 	released := make(chan struct{}, 16)
-	was := freeOSMemory
-	freeOSMemory = func() { calls.Add(1); released <- struct{}{} }
-	t.Cleanup(func() { freeOSMemory = was })
+	was := settleMemory
+	settleMemory = func() { calls.Add(1); released <- struct{}{} }
+	t.Cleanup(func() { settleMemory = was })
 
 	isolate(t)
 	home := newHome(t)
@@ -59,5 +60,24 @@ func waitRelease(t *testing.T, m *Main, q *uiQueue, released <-chan struct{}) {
 	case <-released:
 	case <-time.After(15 * time.Second):
 		t.Fatal("the memory of the start was never released")
+	}
+}
+
+// TestSettledWindowCollectsSooner: once its start is over, a window's collector lets the
+// heap grow by SteadyGCPercent over what is live, not double it; a GOGC the person set
+// is left as it is.
+func TestSettledWindowCollectsSooner(t *testing.T) {
+	was := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(was) })
+
+	t.Setenv("GOGC", "")
+	settleMemory()
+	if got := debug.SetGCPercent(100); got != SteadyGCPercent {
+		t.Errorf("GOGC after the start is %d, want %d", got, SteadyGCPercent)
+	}
+	t.Setenv("GOGC", "100")
+	settleMemory()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC=100 set by the person became %d", got)
 	}
 }

@@ -288,12 +288,18 @@ type LogPane struct {
 	Copy  *widget.Button
 
 	obj       fyne.CanvasObject
+	gridBox   *fyne.Container // holds Grid once attached
 	clipboard func() fyne.Clipboard
 	text      string // the log as read from the file, capped at MaxLogShown
+	// attached is set once Grid is in the window. Before that only text follows the
+	// log: the grid's first refresh loads the monospace fonts (see lazyTab).
+	attached bool
 }
 
+// newLogPane returns a log pane whose grid joins it when attach is called.
 func newLogPane(clipboard func() fyne.Clipboard) *LogPane {
-	p := &LogPane{Grid: widget.NewTextGrid(), Find: widget.NewEntry(), Found: widget.NewLabel(""), clipboard: clipboard}
+	p := &LogPane{Grid: widget.NewTextGrid(), Find: widget.NewEntry(), Found: widget.NewLabel(""), clipboard: clipboard,
+		gridBox: container.NewStack()}
 	p.Grid.Scroll = fyne.ScrollBoth
 	p.Find.SetPlaceHolder("Find: show only the lines with this text")
 	p.Find.ActionItem = widget.NewIcon(theme.SearchIcon())
@@ -303,8 +309,18 @@ func newLogPane(clipboard func() fyne.Clipboard) *LogPane {
 	p.Copy = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { p.clipboard().SetContent(p.text) })
 	bar := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		container.NewHBox(p.Found, p.End, p.Copy), p.Find)
-	p.obj = container.NewBorder(bar, nil, nil, nil, p.Grid)
+	p.obj = container.NewBorder(bar, nil, nil, nil, p.gridBox)
 	return p
+}
+
+// attach puts the grid in the pane and shows the log so far, from its end. UI goroutine.
+func (p *LogPane) attach() {
+	if p.attached {
+		return
+	}
+	p.attached = true
+	p.gridBox.Add(p.Grid)
+	p.reset(p.text)
 }
 
 // reset shows text alone, from its end.
@@ -321,13 +337,10 @@ func (p *LogPane) append(text string) {
 	follow := p.atBottom()
 	switch {
 	case len(p.text)+len(text) > MaxLogShown:
-		all := p.text + text
-		all = all[len(all)-MaxLogShown/2:]
-		if i := strings.IndexByte(all, '\n'); i >= 0 {
-			all = all[i+1:]
-		}
-		p.text = all
+		p.text = trimLog(p.text + text)
 		p.show()
+	case !p.attached:
+		p.text += text
 	case p.Find.Text != "":
 		p.text += text
 		p.show()
@@ -346,10 +359,22 @@ func (p *LogPane) append(text string) {
 	}
 }
 
+// trimLog keeps the newest half of MaxLogShown of all, from a line start.
+func trimLog(all string) string {
+	all = all[len(all)-MaxLogShown/2:]
+	if i := strings.IndexByte(all, '\n'); i >= 0 {
+		all = all[i+1:]
+	}
+	return all
+}
+
 // end scrolls to the last line. The grid's scroller takes the text's new size only when
 // it refreshes, which ScrollToBottom does after scrolling: when the text has just grown
 // past the view, the first call only takes the size and the second scrolls (Fyne 2.7).
 func (p *LogPane) end() {
+	if !p.attached {
+		return
+	}
 	p.Grid.ScrollToBottom()
 	p.Grid.ScrollToBottom()
 }
@@ -357,6 +382,9 @@ func (p *LogPane) end() {
 // atBottom reports whether the grid shows the end of its text. The grid keeps its
 // scroll offset to itself; PositionForCursorLocation subtracts it.
 func (p *LogPane) atBottom() bool {
+	if !p.attached {
+		return true // attach shows the end
+	}
 	end := p.Grid.PositionForCursorLocation(len(p.Grid.Rows), 0).Y
 	row := end - p.Grid.PositionForCursorLocation(len(p.Grid.Rows)-1, 0).Y
 	return end <= p.Grid.Size().Height+row/2
@@ -365,6 +393,9 @@ func (p *LogPane) atBottom() bool {
 // show puts the log in the grid: all of it, or while Find holds text only the lines that
 // hold it, ignoring case, with the text marked.
 func (p *LogPane) show() {
+	if !p.attached {
+		return
+	}
 	q := p.Find.Text
 	if q == "" {
 		p.Found.SetText("")

@@ -18,6 +18,7 @@ func newLogTestPane(t *testing.T, size fyne.Size, lines int) (*LogPane, fyne.App
 	isolate(t)
 	a := test.NewTempApp(t)
 	p := newLogPane(a.Clipboard)
+	p.attach()
 	w := test.NewWindow(p.obj)
 	t.Cleanup(w.Close)
 	w.Resize(size)

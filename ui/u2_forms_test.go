@@ -205,6 +205,10 @@ func TestSidebarNamesReadableAt700(t *testing.T) {
 	}
 	q.waitFor(t, "the workflows listed", func() bool { return m.Workflows.Length() == len(names) })
 	m.OpenWorkflow(names[0])
+	for _, it := range m.Tabs.Items { // every tab in the window, as once the person opened each
+		m.Tabs.Select(it)
+	}
+	m.ShowTab("Workflow")
 	// A real window is never narrower than its content's minimum: laid out wide, as it
 	// opens, that minimum must let the person make it 700 px wide.
 	m.Win.Resize(fyne.NewSize(1180, 760))

@@ -119,12 +119,14 @@ type Main struct {
 	syncing   bool              // selecting in a list from code, not from the person
 	entries   []view.Activity   // activity lines, newest first
 	notified  map[string]bool
-	tabIndex  map[string]*container.TabItem
 	writeable bool
 	autoOpen  bool // the first workflow was opened for the person
 	released  bool // the start's memory was given back (releaseStartupMemory)
 	chartBox  fyne.CanvasObject
 	closeAsk  dialog.Dialog // the close confirmation while it is shown
+
+	// unattached attaches the content of each lazy tab not shown yet (lazyTab).
+	unattached map[*container.TabItem]func()
 }
 
 // New builds the main window of core in app a. Call Watch to follow the core.
@@ -146,7 +148,8 @@ func New(a fyne.App, core Core, opts Options) *Main {
 	}
 	st := core.Status()
 	m := &Main{App: a, core: core, opts: opts, stop: make(chan struct{}), doc: core.Snapshot(), st: st,
-		tk: core.LastTakeover(), opened: opts.Now(), lastOf: map[string]string{}, notified: map[string]bool{}}
+		tk: core.LastTakeover(), opened: opts.Now(), lastOf: map[string]string{}, notified: map[string]bool{},
+		unattached: map[*container.TabItem]func(){}}
 	if m.opts.Confirm == nil {
 		m.opts.Confirm = func(title, msg string, fn func(bool)) { dialog.ShowConfirm(title, msg, fn, m.Win) }
 	}
@@ -164,11 +167,12 @@ func New(a fyne.App, core Core, opts Options) *Main {
 	m.Schedules = newSchedules(m)
 	m.Tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Workflow", theme.DocumentIcon(), m.workflowPane()),
-		container.NewTabItemWithIcon("Runs", theme.ListIcon(), m.runsPane()),
-		container.NewTabItemWithIcon("Timeline", theme.HistoryIcon(), m.timelinePane()),
-		container.NewTabItemWithIcon("Schedules", theme.HistoryIcon(), m.Schedules.obj),
-		container.NewTabItemWithIcon("Activity", theme.InfoIcon(), m.Activity),
+		m.lazyTab("Runs", theme.ListIcon(), m.runsPane(), m.RunView.LogPane.attach),
+		m.lazyTab("Timeline", theme.HistoryIcon(), m.timelinePane(), nil),
+		m.lazyTab("Schedules", theme.HistoryIcon(), m.Schedules.obj, nil),
+		m.lazyTab("Activity", theme.InfoIcon(), m.Activity, nil),
 	)
+	m.Tabs.OnSelected = m.tabSelected
 	split := container.NewHSplit(m.workflowsColumn(), m.Tabs)
 	split.Offset = 0.26
 	m.Win.SetContent(container.NewBorder(m.Role.obj, m.Footer, nil, nil, split))

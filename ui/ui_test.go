@@ -295,6 +295,7 @@ func TestRunViewFollowsEvents(t *testing.T) {
 	if !m.RunView.Error.Visible() || !strings.Contains(m.RunView.Error.Text, "code 3") {
 		t.Errorf("error = %q (visible %v)", m.RunView.Error.Text, m.RunView.Error.Visible())
 	}
+	m.ShowTab("Runs") // the log joins the window when its tab is first shown
 	q.waitFor(t, "the log tail", func() bool {
 		s := m.RunView.Log.Text()
 		return strings.Contains(s, "hello-from-step") && strings.Contains(s, "second-line")
