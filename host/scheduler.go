@@ -61,7 +61,7 @@ func (w *Window) schedulePassAsOf(t *Term, asOf time.Time) time.Time {
 	}
 	var decs []workflow.Decision
 	next := now.Add(maxSchedulerSleep)
-	_, err := t.Update(t.ctx, func(d *store.Doc) error {
+	pass := func(d *store.Doc) error {
 		before := scheduleState(d)
 		decs = workflow.TickAsOf(d, asOf, now, self)
 		decs = append(decs, workflow.Overruns(d, now)...)
@@ -70,7 +70,13 @@ func (w *Window) schedulePassAsOf(t *Term, asOf time.Time) time.Time {
 			return store.ErrNoChange
 		}
 		return nil
-	})
+	}
+	// Most passes find nothing due: try on a copy of the schedules and runs first, so an
+	// idle writer does not copy the whole document (every workflow) every second.
+	if snap, _ := w.st.View(); pass(schedulingCopy(snap)) == store.ErrNoChange {
+		return next
+	}
+	_, err := t.Update(t.ctx, pass)
 	if err != nil {
 		w.opts.Logf("scheduler: %v", err)
 		return next
@@ -98,6 +104,21 @@ func (w *Window) auditDecision(dec workflow.Decision) {
 	if rec := dec.Record(); rec != nil {
 		_ = w.audit.Append(rec)
 	}
+}
+
+// schedulingCopy is d with its own copy of what a scheduling pass may change (schedules,
+// runs, the run counter); the workflows, which it only reads, are d's.
+func schedulingCopy(d *store.Doc) *store.Doc {
+	c := *d
+	c.Schedules = make([]store.Schedule, len(d.Schedules))
+	for i, s := range d.Schedules {
+		c.Schedules[i] = s.Clone()
+	}
+	c.Runs = make([]store.Run, len(d.Runs))
+	for i, r := range d.Runs {
+		c.Runs[i] = r.Clone()
+	}
+	return &c
 }
 
 type schedState struct {
