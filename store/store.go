@@ -220,11 +220,6 @@ func (s *Store) loadOnceLocked(force bool) error {
 	s.broken = nil
 	s.stamp = st
 	s.codec.file = data
-	if s.codec.enc == nil {
-		// Warm the encoder once (type caches and the runs' bytes), so a later takeover's
-		// first save re-encodes only what changed. Costs one encode, at the first load.
-		_, _ = s.codec.encode(doc)
-	}
 	s.cur = doc // the file changed: even a hand edit that kept the generation is taken
 	s.fileGen = doc.Generation
 	return s.walLoadLocked(true)
