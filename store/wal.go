@@ -95,30 +95,34 @@ type walState struct {
 	timer *time.Timer
 }
 
-// walRec is a frame's payload: what one save changed. Workflows, schedules and the applied
-// list are carried whole when any part of them changed; runs one by one.
+// walRec is a frame's payload: what one save changed. Workflows (by name), schedules (by
+// id) and runs (by id) that were added or changed are carried one by one, with the keys of
+// those removed; the applied list whole when it changed; the small fields always.
 type walRec struct {
-	Seq        uint64      `json:"seq"`
-	Writer     *Owner      `json:"writer"`
-	HandoverTo *Owner      `json:"handover_to"`
-	Retention  *Retention  `json:"retention"`
-	Workflows  *[]Workflow `json:"workflows,omitempty"`
-	Schedules  *[]Schedule `json:"schedules,omitempty"`
-	Applied    *[]Applied  `json:"applied,omitempty"`
-	Runs       []Run       `json:"runs,omitempty"` // added or changed, in the document's order
-	Gone       []string    `json:"gone,omitempty"` // ids of runs removed
+	Seq           uint64     `json:"seq"`
+	Writer        *Owner     `json:"writer"`
+	HandoverTo    *Owner     `json:"handover_to"`
+	Retention     *Retention `json:"retention"`
+	Workflows     []Workflow `json:"workflows,omitempty"`
+	WorkflowsGone []string   `json:"workflows_gone,omitempty"`
+	Schedules     []Schedule `json:"schedules,omitempty"`
+	SchedulesGone []string   `json:"schedules_gone,omitempty"`
+	Runs          []Run      `json:"runs,omitempty"`
+	RunsGone      []string   `json:"runs_gone,omitempty"`
+	Applied       *[]Applied `json:"applied,omitempty"`
 }
+
+func workflowKey(w *Workflow) string { return w.Name }
+func scheduleKey(s *Schedule) string { return s.ID }
+func runKey(r *Run) string           { return r.ID }
 
 // walDelta returns what changed from prev to next. Replayed on prev (see apply) it gives
 // a document that encodes as next does.
 func walDelta(prev, next *Doc) *walRec {
 	rec := &walRec{Seq: next.Seq, Writer: next.Writer, HandoverTo: next.HandoverTo, Retention: next.Retention}
-	if !slices.EqualFunc(prev.Workflows, next.Workflows, workflowEqual) {
-		rec.Workflows = &next.Workflows
-	}
-	if !slices.EqualFunc(prev.Schedules, next.Schedules, scheduleEqual) {
-		rec.Schedules = &next.Schedules
-	}
+	rec.Workflows, rec.WorkflowsGone = listDelta(prev.Workflows, next.Workflows, workflowKey, workflowEqual)
+	rec.Schedules, rec.SchedulesGone = listDelta(prev.Schedules, next.Schedules, scheduleKey, scheduleEqual)
+	rec.Runs, rec.RunsGone = listDelta(prev.Runs, next.Runs, runKey, runEqual)
 	if !slices.EqualFunc(prev.Applied, next.Applied, appliedEqual) {
 		a := next.Applied
 		if a == nil {
@@ -126,27 +130,62 @@ func walDelta(prev, next *Doc) *walRec {
 		}
 		rec.Applied = &a
 	}
-	// Runs keep their order: a run is changed in place, removed, or added at the end. A
-	// walk of both lists side by side finds that; anything else (a run moved) shows as
-	// removed and added again, which replays to the same order.
+	return rec
+}
+
+// listDelta returns what changed from prev to next, two lists whose items have unique
+// keys: the items added or changed, in next's order, and the keys of the items removed.
+// Items keep their order in a document: one is changed in place, removed, or added at
+// the end; a walk of both lists side by side finds that, and anything else (an item moved
+// or renamed) shows as removed and added again, which replays (see listApply) to next's
+// order all the same.
+func listDelta[T any](prev, next []T, key func(*T) string, equal func(*T, *T) bool) (set []T, gone []string) {
 	i, j := 0, 0
-	for i < len(prev.Runs) && j < len(next.Runs) {
-		p, n := &prev.Runs[i], &next.Runs[j]
-		if p.ID != n.ID {
-			rec.Gone = append(rec.Gone, p.ID)
+	for i < len(prev) && j < len(next) {
+		p, n := &prev[i], &next[j]
+		if key(p) != key(n) {
+			gone = append(gone, key(p))
 			i++
 			continue
 		}
-		if !runEqual(p, n) {
-			rec.Runs = append(rec.Runs, *n)
+		if !equal(p, n) {
+			set = append(set, *n)
 		}
 		i, j = i+1, j+1
 	}
-	for ; i < len(prev.Runs); i++ {
-		rec.Gone = append(rec.Gone, prev.Runs[i].ID)
+	for ; i < len(prev); i++ {
+		gone = append(gone, key(&prev[i]))
 	}
-	rec.Runs = append(rec.Runs, next.Runs[j:]...)
-	return rec
+	return append(set, next[j:]...), gone
+}
+
+// listApply replays a listDelta on prev: the removed items go, then each item set
+// replaces the one with its key or is added at the end. prev is not modified.
+func listApply[T any](prev, set []T, gone []string, key func(*T) string) []T {
+	if len(set) == 0 && len(gone) == 0 {
+		return prev
+	}
+	drop := make(map[string]bool, len(gone))
+	for _, k := range gone {
+		drop[k] = true
+	}
+	out := make([]T, 0, len(prev)+len(set))
+	at := make(map[string]int, len(prev))
+	for i := range prev {
+		if k := key(&prev[i]); !drop[k] {
+			at[k] = len(out)
+			out = append(out, prev[i])
+		}
+	}
+	for i := range set {
+		if k, ok := at[key(&set[i])]; ok {
+			out[k] = set[i]
+		} else {
+			at[key(&set[i])] = len(out)
+			out = append(out, set[i])
+		}
+	}
+	return out
 }
 
 // The equalities of walDelta (reflect.DeepEqual took 4 ms on a home of 1,000 workflows).
@@ -155,7 +194,7 @@ func walDelta(prev, next *Doc) *walRec {
 // later cannot be left out unnoticed. A false "not equal" only makes a frame carry a list
 // whole.
 
-func workflowEqual(a, b Workflow) bool {
+func workflowEqual(a, b *Workflow) bool {
 	return a.Name == b.Name && a.MaxConcurrent == b.MaxConcurrent && a.OnOwnerLost == b.OnOwnerLost &&
 		ptrEqual(a.Retention, b.Retention) && slices.EqualFunc(a.Steps, b.Steps, stepEqual)
 }
@@ -165,7 +204,7 @@ func stepEqual(a, b Step) bool {
 		slices.Equal(a.Argv, b.Argv) && maps.Equal(a.Env, b.Env)
 }
 
-func scheduleEqual(a, b Schedule) bool {
+func scheduleEqual(a, b *Schedule) bool {
 	return a.ID == b.ID && a.Workflow == b.Workflow && a.Every == b.Every && a.Cron == b.Cron &&
 		a.TZ == b.TZ && a.Paused == b.Paused && a.Overlap == b.Overlap && a.MaxRuntime == b.MaxRuntime &&
 		a.OnOverrun == b.OnOverrun && a.CatchUp == b.CatchUp && a.CatchUpWindow == b.CatchUpWindow &&
@@ -184,42 +223,15 @@ func (rec *walRec) apply(prev *Doc, g, e uint64) *Doc {
 	d := *prev
 	d.Generation, d.Epoch = g, e
 	d.Seq, d.Writer, d.HandoverTo, d.Retention = rec.Seq, rec.Writer, rec.HandoverTo, rec.Retention
-	if rec.Workflows != nil {
-		d.Workflows = *rec.Workflows
-	}
-	if rec.Schedules != nil {
-		d.Schedules = *rec.Schedules
-	}
+	d.Workflows = listApply(prev.Workflows, rec.Workflows, rec.WorkflowsGone, workflowKey)
+	d.Schedules = listApply(prev.Schedules, rec.Schedules, rec.SchedulesGone, scheduleKey)
+	d.Runs = listApply(prev.Runs, rec.Runs, rec.RunsGone, runKey)
 	if rec.Applied != nil {
 		d.Applied = *rec.Applied
 		if len(d.Applied) == 0 {
 			d.Applied = nil
 		}
 	}
-	if len(rec.Runs) == 0 && len(rec.Gone) == 0 {
-		return &d
-	}
-	gone := make(map[string]bool, len(rec.Gone))
-	for _, id := range rec.Gone {
-		gone[id] = true
-	}
-	runs := make([]Run, 0, len(prev.Runs)+len(rec.Runs))
-	at := make(map[string]int, len(prev.Runs))
-	for _, r := range prev.Runs {
-		if !gone[r.ID] {
-			at[r.ID] = len(runs)
-			runs = append(runs, r)
-		}
-	}
-	for _, r := range rec.Runs {
-		if k, ok := at[r.ID]; ok {
-			runs[k] = r
-		} else {
-			at[r.ID] = len(runs)
-			runs = append(runs, r)
-		}
-	}
-	d.Runs = runs
 	return &d
 }
 

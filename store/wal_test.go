@@ -139,7 +139,7 @@ func TestWALReplayEqualsTheWritersDocument(t *testing.T) {
 	}
 	frames := 0
 	for step := range 400 {
-		kind := rng.IntN(10)
+		kind := rng.IntN(13)
 		fn := func(d *Doc) error {
 			switch kind {
 			case 0, 1, 2: // a new run
@@ -173,6 +173,29 @@ func TestWALReplayEqualsTheWritersDocument(t *testing.T) {
 				d.Writer = &Owner{PID: step + 1, Instance: "i"}
 			case 9:
 				return ErrNoChange
+			case 10: // a workflow changed, renamed or removed (never w0, which runs name)
+				if len(d.Workflows) > 1 {
+					k := 1 + rng.IntN(len(d.Workflows)-1)
+					switch rng.IntN(3) {
+					case 0:
+						d.Workflows[k].MaxConcurrent++
+						d.Workflows[k].Steps = append(d.Workflows[k].Steps, Step{Argv: []string{"echo", fmt.Sprint(step)}, Env: map[string]string{"K": "v"}})
+					case 1:
+						d.Workflows[k].Name = fmt.Sprintf("renamed-%d", step)
+					case 2:
+						d.Workflows = append(d.Workflows[:k], d.Workflows[k+1:]...)
+					}
+				}
+			case 11, 12: // a schedule changed or removed
+				if len(d.Schedules) > 0 {
+					k := rng.IntN(len(d.Schedules))
+					if rng.IntN(3) == 0 {
+						d.Schedules = append(d.Schedules[:k], d.Schedules[k+1:]...)
+					} else {
+						d.Schedules[k].NextDue = time.Unix(int64(step), 0).UTC()
+						d.Schedules[k].Pending = append(d.Schedules[k].Pending, time.Unix(int64(step), 0).UTC())
+					}
+				}
 			}
 			return nil
 		}
@@ -603,8 +626,8 @@ func TestWALEqualitiesSeeEveryField(t *testing.T) {
 		"Applied": Applied{ID: "q", Reply: json.RawMessage(`{}`)},
 	}
 	equal := map[string]func(a, b any) bool{
-		"Workflow": func(a, b any) bool { return workflowEqual(a.(Workflow), b.(Workflow)) },
-		"Schedule": func(a, b any) bool { return scheduleEqual(a.(Schedule), b.(Schedule)) },
+		"Workflow": func(a, b any) bool { x, y := a.(Workflow), b.(Workflow); return workflowEqual(&x, &y) },
+		"Schedule": func(a, b any) bool { x, y := a.(Schedule), b.(Schedule); return scheduleEqual(&x, &y) },
 		"Applied":  func(a, b any) bool { return appliedEqual(a.(Applied), b.(Applied)) },
 	}
 	for name, v := range base {
@@ -704,7 +727,8 @@ func changeLeaf(t *testing.T, v reflect.Value, path string) {
 // document that saves and reads back the same. Never a panic.
 func FuzzWALFrame(f *testing.F) {
 	f.Add([]byte(`{"seq":1,"writer":null,"handover_to":null,"retention":null}`))
-	f.Add([]byte(`{"seq":2,"writer":null,"handover_to":null,"retention":null,"runs":[{"id":"r1","seq":1,"workflow":"a","status":"running","step":0,"steps":1,"created":"2026-01-01T00:00:00Z"}],"gone":["x"]}`))
+	f.Add([]byte(`{"seq":2,"writer":null,"handover_to":null,"retention":null,"runs":[{"id":"r1","seq":1,"workflow":"a","status":"running","step":0,"steps":1,"created":"2026-01-01T00:00:00Z"}],"runs_gone":["x"]}`))
+	f.Add([]byte(`{"seq":1,"writer":null,"handover_to":null,"retention":null,"workflows_gone":["a"],"schedules":[{"id":"s","workflow":"b","every":"1m","created":"2026-01-01T00:00:00Z"}],"schedules_gone":["t"]}`))
 	f.Add([]byte(`{"seq":1,"workflows":[{"name":"b","max_concurrent":1,"on_owner_lost":"fail","steps":[{"argv":["x"]}]}],"writer":null,"handover_to":null,"retention":null}`))
 	f.Add([]byte(`{"seq":1,"runs":[{"id":"r","status":"bogus"}]}`))
 	f.Add([]byte(`{"seq":1,"seq":2}`))
