@@ -1580,8 +1580,8 @@ func runOutcomes(runs []store.Run, m chaosMarks, killed func(pid int) bool) []st
 			if r.Status == store.StatusFailed && owner != 0 && killed(owner) && !strings.Contains(r.Error, "supervisor") && starts == 0 {
 				continue // its writer died between claiming it and starting its supervisor
 			}
-			out = append(out, fmt.Sprintf("adopt run %s ended %s, its step having started %d times: a run whose supervisor lives must be adopted by the next writer and succeed",
-				r.ID, now, starts))
+			out = append(out, fmt.Sprintf("adopt run %s ended %s, its step having started %d times and ended %d times: a run whose supervisor lives must be adopted by the next writer and succeed",
+				r.ID, now, starts, m.ends[r.ID]))
 		}
 	}
 	return out

@@ -161,8 +161,9 @@ func (e *Engine) follow(f *follower, id string, supPID int, supStart uint64, ext
 		j, jerr := ReadJournal(e.home, id)
 		if jerr == nil {
 			if j.Ended {
-				e.recordJournal(id, f.attempt, j, extra, runDir)
-				e.cleanAfter(id, dead)
+				if e.recordJournal(id, f.attempt, j, extra, runDir) {
+					e.cleanAfter(id, dead)
+				}
 				return
 			}
 			e.fold(f, id, j, &folded)
@@ -172,12 +173,15 @@ func (e *Engine) follow(f *follower, id string, supPID int, supStart uint64, ext
 		case <-failed:
 			changed, failed = nil, nil // no more events: the death watch still ends it
 		case <-dead:
+			var recorded bool
 			if j, err := ReadJournal(e.home, id); err == nil && j.Ended {
-				e.recordJournal(id, f.attempt, j, extra, runDir)
+				recorded = e.recordJournal(id, f.attempt, j, extra, runDir)
 			} else {
-				e.supervisorDied(id, f.attempt, j, extra, runDir)
+				recorded = e.supervisorDied(id, f.attempt, j, extra, runDir)
 			}
-			e.cleanAfter(id, dead)
+			if recorded { // else the next writer records the run from what is left
+				e.cleanAfter(id, dead)
+			}
 			return
 		case <-f.detach:
 			return
@@ -231,14 +235,15 @@ func (e *Engine) fold(f *follower, id string, j Journal, st *foldState) {
 	}
 }
 
-// recordJournal records the end the journal shows.
-func (e *Engine) recordJournal(id string, attempt int, j Journal, extra map[string]string, runDir string) {
-	e.recordEnd(id, attempt, j.Status, j.Exit, j.Error, extra, runDir)
+// recordJournal records the end the journal shows, and reports whether it is recorded.
+func (e *Engine) recordJournal(id string, attempt int, j Journal, extra map[string]string, runDir string) bool {
+	return e.recordEnd(id, attempt, j.Status, j.Exit, j.Error, extra, runDir)
 }
 
 // supervisorDied records a run whose supervisor died before recording the end: failed,
-// naming the supervisor, once what it left running is killed.
-func (e *Engine) supervisorDied(id string, attempt int, j Journal, extra map[string]string, runDir string) {
+// naming the supervisor, once what it left running is killed. It reports whether the end
+// is recorded.
+func (e *Engine) supervisorDied(id string, attempt int, j Journal, extra map[string]string, runDir string) bool {
 	step, pgid, start := 0, 0, uint64(0)
 	if n := len(j.Steps); n > 0 {
 		s := j.Steps[n-1]
@@ -247,16 +252,17 @@ func (e *Engine) supervisorDied(id string, attempt int, j Journal, extra map[str
 	r := store.Run{ID: id, PGID: pgid, StepStart: start}
 	if _, gone := KillRun(e.home, &r, 2*time.Second); !gone {
 		// Recorded failed anyway: a process that survives SIGKILL is the kernel's to end.
-		e.recordEnd(id, attempt, store.StatusFailed, nil, fmt.Sprintf("the run's supervisor pid %d died while step %d was running; its processes survive SIGKILL", j.SupervisorPID, step+1), extra, runDir)
-		return
+		return e.recordEnd(id, attempt, store.StatusFailed, nil, fmt.Sprintf("the run's supervisor pid %d died while step %d was running; its processes survive SIGKILL", j.SupervisorPID, step+1), extra, runDir)
 	}
-	e.recordEnd(id, attempt, store.StatusFailed, nil, fmt.Sprintf("the run's supervisor pid %d died while step %d was running; its processes were killed", j.SupervisorPID, step+1), extra, runDir)
+	return e.recordEnd(id, attempt, store.StatusFailed, nil, fmt.Sprintf("the run's supervisor pid %d died while step %d was running; its processes were killed", j.SupervisorPID, step+1), extra, runDir)
 }
 
 // recordEnd records run id (attempt) ended with status, exactly once: only a run still
 // running in that attempt is changed. A failed save (a full disk) is tried again while
-// this writer term lasts. A recorded end frees a slot: queued runs start.
-func (e *Engine) recordEnd(id string, attempt int, status string, exit *int, errText string, extra map[string]string, runDir string) {
+// this writer term lasts. A recorded end frees a slot: queued runs start. It reports
+// whether the document records the run's end now (false: the term ended first, or the
+// save kept failing).
+func (e *Engine) recordEnd(id string, attempt int, status string, exit *int, errText string, extra map[string]string, runDir string) bool {
 	record := func(d *store.Doc) error {
 		r := d.Run(id)
 		if r == nil || r.Status != store.StatusRunning || r.Attempt != attempt {
@@ -278,9 +284,11 @@ func (e *Engine) recordEnd(id string, attempt int, status string, exit *int, err
 		go e.Kick() // a slot is free
 		_ = os.RemoveAll(runDir)
 	}
+	return err == nil
 }
 
-// cleanAfter removes the supervisor's files once it is gone and its run recorded.
+// cleanAfter removes the supervisor's files once it is gone. Call it only once its run's
+// end is recorded: until then the journal is the only record of how the run ended.
 func (e *Engine) cleanAfter(id string, dead <-chan struct{}) {
 	select {
 	case <-dead:
