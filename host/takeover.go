@@ -153,14 +153,15 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	w.follow(t, saved, tk.Adopted)
 	emit()
 
-	// After the role is reported: housekeeping and the audit log, then start queued runs.
-	// Yield first so the writer event reaches subscribers before this goroutine's fsyncs.
+	// After the role is reported: the audit log (first: a window killed now has saved its
+	// reaps, and should have said so), housekeeping, then start queued runs. Yield first so
+	// the writer event reaches subscribers before this goroutine's fsyncs.
 	runtime.Gosched()
+	w.auditTakeover(tk)
 	if err := w.st.KeepPrevious(); err != nil {
 		w.opts.Logf("%v", err)
 	}
 	cleanInstances(w.home, self)
-	w.auditTakeover(tk)
 	w.termWG.Add(1) // history retention, off the hot path: its first pass comes 10 s later
 	go func() { defer w.termWG.Done(); w.retentionLoop(t) }()
 	t.kick()
