@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -238,6 +239,45 @@ func (d *Doc) Clone() *Doc {
 		c.Schedules[i] = s.Clone()
 	}
 	return &c
+}
+
+// cloneForUpdate returns a copy of d for an update's functions to change: deep, but for
+// the runs' Owner and ExitCode, which it shares with d. Copying every run's two pointers
+// was a third of a save's own work; an update replaces them (r.Owner = &o), never writes
+// through them, and a test binary checks that at each commit (checkShared).
+func (d *Doc) cloneForUpdate() *Doc {
+	shell := *d
+	shell.Runs = nil
+	c := shell.Clone()
+	c.Runs = slices.Clone(d.Runs)
+	if c.Runs == nil {
+		c.Runs = []Run{}
+	}
+	return c
+}
+
+// checkShared turns on, in test binaries only, the check that no update wrote through a
+// pointer its copy shares with the document in memory (see cloneForUpdate).
+var checkShared = testing.Testing()
+
+// runPointees is what one run's pointer fields point at.
+type runPointees struct {
+	owner             Owner
+	exit              int
+	hasOwner, hasExit bool
+}
+
+func pointeesOf(runs []Run) []runPointees {
+	out := make([]runPointees, len(runs))
+	for i := range runs {
+		if o := runs[i].Owner; o != nil {
+			out[i].owner, out[i].hasOwner = *o, true
+		}
+		if e := runs[i].ExitCode; e != nil {
+			out[i].exit, out[i].hasExit = *e, true
+		}
+	}
+	return out
 }
 
 // Clone returns a deep copy of w.

@@ -368,10 +368,17 @@ func (s *Store) commit(batch []*pending) {
 		finish(nil, err, true)
 		return
 	}
-	doc := s.cur.Clone()
+	doc := s.cur.cloneForUpdate()
+	var shared []runPointees
+	if checkShared {
+		shared = pointeesOf(s.cur.Runs)
+	}
 	changed := false
 	for _, p := range batch {
 		changed = s.apply(doc, p, len(batch) > 1) || changed
+	}
+	if checkShared && !slices.Equal(shared, pointeesOf(s.cur.Runs)) {
+		panic("store: an update wrote through a run's owner or exit code, which its copy shares with the document in memory: replace the pointer instead")
 	}
 	if !changed {
 		finish(s.cur, nil, false)
@@ -451,7 +458,7 @@ func (s *Store) writableLocked() error {
 func (s *Store) apply(doc *Doc, p *pending, batched bool) bool {
 	var before *Doc
 	if batched {
-		before = doc.Clone()
+		before = doc.cloneForUpdate()
 	}
 	err := p.fn(doc)
 	if err == nil {
@@ -469,7 +476,7 @@ func (s *Store) apply(doc *Doc, p *pending, batched bool) bool {
 	if before != nil {
 		*doc = *before
 	} else {
-		*doc = *s.cur.Clone()
+		*doc = *s.cur.cloneForUpdate()
 	}
 	return false
 }

@@ -818,3 +818,36 @@ func TestWALLargeFrameIsReadWhole(t *testing.T) {
 	}
 	sameDoc(t, "a reader of a log with a large frame", got, d)
 }
+
+// An update's copy shares the runs' owner and exit code with the document in memory (see
+// cloneForUpdate): a function that writes through them instead of replacing them is
+// caught in test binaries, and the document in memory keeps its values when it replaces.
+func TestUpdateMustNotWriteThroughSharedRunPointers(t *testing.T) {
+	dir := t.TempDir()
+	s := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+	code := 1
+	s.Update(func(d *Doc) error {
+		d.Runs = append(d.Runs, Run{ID: "r1", Workflow: "w", Status: StatusFailed, ExitCode: &code, Owner: &Owner{PID: 1}})
+		return nil
+	})
+	before, _ := s.View()
+	if _, err := s.Update(func(d *Doc) error {
+		c, o := 2, Owner{PID: 2}
+		d.Runs[0].ExitCode, d.Runs[0].Owner = &c, &o
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if *before.Runs[0].ExitCode != 1 || before.Runs[0].Owner.PID != 1 {
+		t.Fatal("replacing a run's pointers changed the older document")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("an update that wrote through a shared exit code was not caught")
+		}
+	}()
+	s.Update(func(d *Doc) error {
+		*d.Runs[0].ExitCode = 9
+		return nil
+	})
+}
