@@ -521,10 +521,17 @@ func (w *Window) retireIdentity() {
 		var inst *flock.Flock
 		if inst, err = lockInstance(w.home, self); err == nil {
 			w.mu.Lock()
-			if w.role == RoleClosed { // Close came first: it released the identity
+			if w.role == RoleClosed {
+				// Close came first (a command leaves as soon as its term ends): the old
+				// identity goes now all the same. Close lets it go only once the term's
+				// goroutines are done, which may be after this hand-over frees state.lock,
+				// and the window handed over to would then find the runs' owner alive and
+				// leave them unadopted. Closing it twice is harmless.
+				old := w.inst
 				w.mu.Unlock()
 				_ = os.Remove(instancePath(w.home, self.Instance))
 				_ = inst.Close()
+				_ = old.Close()
 				return
 			}
 			old := w.inst
