@@ -15,14 +15,7 @@ import (
 func TestIdleSchedulePassSavesNothing(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).UnixNano())
-	w, err := Open(t.TempDir(), Options{NoScheduler: true, Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
+	w := schedulerWindow(t, Options{NoScheduler: true, Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
 	ctx := context.Background()
 	if _, err := Call(ctx, w, &Request{Op: "add_workflow", Workflow: wfJSON("job")}); err != nil {
 		t.Fatal(err)
@@ -63,14 +56,7 @@ func TestIdleSchedulePassSavesNothing(t *testing.T) {
 //
 //	go test -run '^$' -bench BenchmarkIdleSchedulePass -benchmem ./host/
 func BenchmarkIdleSchedulePass(b *testing.B) {
-	w, err := Open(b.TempDir(), Options{NoScheduler: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { w.Close() })
-	if err := w.Start(); err != nil {
-		b.Fatal(err)
-	}
+	w := schedulerWindow(b, Options{NoScheduler: true})
 	ctx := context.Background()
 	for i := range 1000 {
 		if _, err := Call(ctx, w, &Request{Op: "add_workflow", Workflow: wfJSON(fmt.Sprintf("wf%04d", i))}); err != nil {
@@ -88,4 +74,19 @@ func BenchmarkIdleSchedulePass(b *testing.B) {
 	for b.Loop() {
 		w.schedulePass(term)
 	}
+}
+
+// schedulerWindow opens and starts a window on a new home with opts: the writer, whose
+// scheduling passes the caller drives.
+func schedulerWindow(tb testing.TB, opts Options) *Window {
+	tb.Helper()
+	w, err := Open(tb.TempDir(), opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { w.Close() })
+	if err := w.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	return w
 }

@@ -394,13 +394,11 @@ func (s *Store) commit(batch []*pending) {
 		}
 	}
 	s.archiveLocked(doc)
-	if ok, err := s.walAppendLocked(doc); ok {
+	// A change the log cannot take (too big, a full disk, an I/O error) is saved whole:
+	// recorded in workflows.json, or refused saying why.
+	if ok, _ := s.walAppendLocked(doc); ok {
 		finish(doc, nil, false)
 		return
-	} else if err != nil {
-		// The log could not take the change (a full disk, an I/O error): the whole save
-		// below records it in workflows.json, or fails and says why.
-		s.walForgetLocked()
 	}
 	if err := s.saveWholeLocked(doc); err != nil {
 		finish(nil, err, false)

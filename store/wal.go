@@ -391,7 +391,11 @@ func (s *Store) walReadLocked(from0 bool) error {
 		return err
 	}
 	// The frames read were the cycle's if the header still names it: a new cycle writes
-	// its header before it overwrites any frame.
+	// its header before it overwrites any frame. A writer's cycle is its own (another's new
+	// cycle shows in the header at its next save, before it writes).
+	if s.epoch != 0 {
+		return nil
+	}
 	if _, err := s.wal.f.ReadAt(head[:], 0); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("%w: %s: %v", ErrUnreadable, WALName, err)
 	}
@@ -559,21 +563,17 @@ func newSalt() (uint64, error) {
 // lacks, so the file alone is complete. The writer calls it before it lets go of the
 // writer role; it also runs by itself CheckpointAfter after a frame was appended.
 func (s *Store) Checkpoint() error {
-	s.turn <- struct{}{}
+	s.turn <- struct{}{} // between commits, as a commit
 	defer func() { <-s.turn }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.stopCheckpointLocked()
 	return s.checkpointLocked()
 }
 
-func (s *Store) checkpointLater() {
-	s.turn <- struct{}{}
-	defer func() { <-s.turn }()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.wal.timer = nil
-	_ = s.checkpointLocked() // a failure leaves the log as it is; the next save tries again
-}
+// checkpointLater is the timed Checkpoint; a failure leaves the log as it is, and the
+// next frame sets the timer again.
+func (s *Store) checkpointLater() { _ = s.Checkpoint() }
 
 func (s *Store) checkpointLocked() error {
 	if s.wal.salt == 0 || s.cur.Generation == s.fileGen {
@@ -602,21 +602,4 @@ func ReadHome(dir string) (*Doc, error) {
 		return nil, err
 	}
 	return doc, nil
-}
-
-// walFrames is for tests: how many frames of the current cycle the store has applied.
-func (s *Store) walFrames() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n, b := 0, s.wal.seen
-	if len(b) < walHeaderSize {
-		return 0
-	}
-	for b = b[walHeaderSize:]; ; n++ {
-		_, _, _, size, ok := nextFrame(s.wal.salt, b)
-		if !ok {
-			return n
-		}
-		b = b[size:]
-	}
 }
