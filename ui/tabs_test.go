@@ -14,7 +14,8 @@ import (
 // TestHiddenTabsJoinTheWindowWhenShown: at launch only the Workflow tab's content is in
 // the window; the run view's log follows the selected run without its grid (whose first
 // refresh loads the monospace fonts, emoji font included), and the Runs tab, once shown,
-// holds the log read so far and keeps following it.
+// holds the log read so far and keeps following it. The waits look for the output's two
+// lines together: the log's first line names the command, which holds both words.
 func TestHiddenTabsJoinTheWindowWhenShown(t *testing.T) {
 	_, w, m, q := writerUI(t)
 	addWorkflow(t, w, "noisy", "sh", "-c", "echo first-line; echo second-line")
@@ -22,7 +23,7 @@ func TestHiddenTabsJoinTheWindowWhenShown(t *testing.T) {
 	m.OpenWorkflow("noisy")
 	test.Tap(m.Editor.RunNow)
 	q.waitFor(t, "the run's log read", func() bool {
-		return m.RunView.Status.Text == store.StatusSucceeded && strings.Contains(m.RunView.LogPane.text, "second-line")
+		return m.RunView.Status.Text == store.StatusSucceeded && strings.Contains(m.RunView.LogPane.text, "first-line\nsecond-line")
 	})
 
 	tabs := map[string]fyne.CanvasObject{"Runs": m.RunView.Log, "Timeline": m.Timeline, "Schedules": m.Schedules.obj, "Activity": m.Activity}
@@ -44,7 +45,7 @@ func TestHiddenTabsJoinTheWindowWhenShown(t *testing.T) {
 	}
 	test.Tap(m.Editor.RunNow) // a second run: the log view follows it, now shown
 	q.waitFor(t, "the second run's log shown", func() bool {
-		return len(m.doc.Runs) == 2 && m.selRun == m.doc.Runs[1].ID && strings.Contains(m.RunView.Log.Text(), "second-line")
+		return len(m.doc.Runs) == 2 && m.selRun == m.doc.Runs[1].ID && strings.Contains(m.RunView.Log.Text(), "first-line\nsecond-line")
 	})
 	for title, o := range tabs {
 		m.ShowTab(title)

@@ -298,7 +298,7 @@ func TestRunViewFollowsEvents(t *testing.T) {
 	m.ShowTab("Runs") // the log joins the window when its tab is first shown
 	q.waitFor(t, "the log tail", func() bool {
 		s := m.RunView.Log.Text()
-		return strings.Contains(s, "hello-from-step") && strings.Contains(s, "second-line")
+		return strings.Contains(s, "\nhello-from-step\n") && strings.Contains(s, "\nsecond-line\n") // the output, not the first line's command
 	})
 	if m.Runs.Length() != 1 {
 		t.Errorf("runs list has %d rows, want 1", m.Runs.Length())
