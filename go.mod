@@ -50,3 +50,5 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+replace fyne.io/fyne/v2 => ./.third_party/fyne
