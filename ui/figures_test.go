@@ -81,10 +81,10 @@ func launchOnce(b *testing.B, bin, home, display string, env []string) launch {
 	l := launch{frame: firstFrame(b, display, t0)}
 	l.frameCPU = time.Duration(cpuTicks(b, pid)) * time.Second / clockTicks
 	time.Sleep(2 * time.Second) // settle: first renders, the takeover's save, watchers, caches
-	cpu0, w0 := cpuTicks(b, pid), time.Now()
+	cpu0, w0 := cpuTime(b, pid), time.Now()
 	time.Sleep(IdleSpan)
-	ticks, wall := cpuTicks(b, pid)-cpu0, time.Since(w0)
-	l.idleCPU = float64(ticks) * 1000 / clockTicks / wall.Seconds()
+	used, wall := cpuTime(b, pid)-cpu0, time.Since(w0)
+	l.idleCPU = float64(used.Microseconds()) / 1000 / wall.Seconds()
 	l.rssKB = smapsKB(b, pid, "Rss")
 	l.anonKB = smapsKB(b, pid, "Anonymous")
 	return l
@@ -196,6 +196,31 @@ func cpuTicks(b testing.TB, pid int) int {
 		b.Fatalf("/proc/%d/stat: %q", pid, data)
 	}
 	return utime + stime
+}
+
+// cpuTime is the CPU time all of pid's threads have used, to the nanosecond (the first
+// field of each thread's schedstat). The clock ticks of /proc/<pid>/stat count in 10 ms
+// steps: over IdleSpan an idle window's 1 ms/s is five ms, half a tick.
+func cpuTime(b testing.TB, pid int) time.Duration {
+	b.Helper()
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(tasks) == 0 {
+		b.Fatalf("no threads of pid %d: %v", pid, err)
+	}
+	var sum time.Duration
+	for _, p := range tasks {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue // a thread that ended
+		}
+		f := strings.Fields(string(data))
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			b.Fatalf("%s: %q", p, data)
+		}
+		sum += time.Duration(ns)
+	}
+	return sum
 }
 
 // smapsKB reads one field (Rss, Anonymous…) of /proc/<pid>/smaps_rollup, in kB.

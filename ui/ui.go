@@ -122,6 +122,7 @@ type Main struct {
 	writeable bool
 	autoOpen  bool // the first workflow was opened for the person
 	released  bool // the start's memory was given back (releaseStartupMemory)
+	ticks     int  // ticks applied on the UI goroutine (tests count them)
 	chartBox  fyne.CanvasObject
 	closeAsk  dialog.Dialog // the close confirmation while it is shown
 
@@ -288,7 +289,7 @@ func (m *Main) applyPending() {
 func (m *Main) ticker() {
 	t := time.NewTicker(m.opts.Tick)
 	defer t.Stop()
-	var auditStamp string
+	var auditStamp, role string
 	for {
 		select {
 		case <-m.stop:
@@ -298,10 +299,20 @@ func (m *Main) ticker() {
 		chunk := m.tail.read()
 		var entries []store.Entry
 		fresh := false
-		if stamp := fileStamp(filepath.Join(m.core.Status().Home, store.AuditName)); stamp != auditStamp {
+		st := m.core.Status()
+		if stamp := fileStamp(filepath.Join(st.Home, store.AuditName)); stamp != auditStamp {
 			auditStamp = stamp
 			entries, _ = m.core.Intents().Audit(AuditMax)
 			fresh = true
+		}
+		// An idle window is left asleep: a tick posted to the UI goroutine wakes Fyne's
+		// run loop, which then ticks until a tick finds nothing to draw. Only the log, the
+		// audit log, a running run's duration and the role bar's text change with time.
+		doc := m.core.Snapshot()
+		was := role
+		role = view.RoleText(st, m.core.LastTakeover(), doc, m.opts.Now())
+		if len(chunk.data) == 0 && !fresh && role == was && !view.AnyRunning(doc) {
+			continue
 		}
 		m.post(func() { m.tick(chunk, entries, fresh) })
 	}
@@ -377,6 +388,7 @@ func (m *Main) updateControls() {
 // tick redrew buttons (the schedule form's Pause sets its text and icon) twice a second
 // in an idle window.
 func (m *Main) tick(chunk logChunk, entries []store.Entry, fresh bool) {
+	m.ticks++
 	m.renderRoleText()
 	if view.AnyRunning(m.doc) {
 		m.Runs.Refresh()

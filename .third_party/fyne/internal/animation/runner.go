@@ -84,6 +84,14 @@ func (r *Runner) Stop(a *fyne.Animation) {
 	r.pendingAnimations = newList
 }
 
+// Running reports whether an animation is started and not finished (Baton's patch: the
+// run loop sleeps only when none is).
+func (r *Runner) Running() bool {
+	r.animationMutex.RLock()
+	defer r.animationMutex.RUnlock()
+	return r.runnerStarted
+}
+
 // TickAnimations progresses all running animations by one tick.
 // This will be called from the driver to update objects immediately before next paint.
 func (r *Runner) TickAnimations() {

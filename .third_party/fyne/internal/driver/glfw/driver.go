@@ -110,6 +110,7 @@ func (d *gLDriver) Quit() {
 	// Only call close once to avoid panic.
 	if running.CompareAndSwap(true, false) {
 		close(d.done)
+		wakeLoop() // Baton's patch: a sleeping run loop sees done
 	}
 }
 

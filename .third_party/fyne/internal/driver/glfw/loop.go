@@ -2,6 +2,7 @@ package glfw
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +26,41 @@ var (
 	running, drained atomic.Bool
 )
 
+// Baton's patch: the run loop sleeps while nothing happens.
+//
+// Upstream's loop wakes 60 times a second whatever happens, to poll for events and to see
+// whether a canvas needs drawing; on a small VM that costs about 20 ms of CPU per second in
+// an idle window (fyne-io/fyne#2506, and #5422 for a fuller rework). Here the loop, after a
+// tick that found nothing to do (no window drawn, no animation, no queued function), blocks
+// in glfw.WaitEvents until the system has an event for a window, or until another
+// goroutine queues a function (runOnMain), starts an animation or quits: each of those
+// posts an empty event while the loop sleeps (wakeLoop). Once awake it ticks at 60 Hz as
+// before until a tick is quiet again.
+var (
+	// queued counts the functions put in funcQueue and not yet taken out: the loop
+	// sleeps only when it is zero, and funcQueue's own buffer is not visible.
+	queued atomic.Int64
+	// sleep.waiting is set while the loop is, or is about to be, in glfw.WaitEvents.
+	sleep struct {
+		sync.Mutex
+		waiting bool
+	}
+)
+
+// wakeLoop makes a sleeping run loop return from glfw.WaitEvents. Any goroutine.
+//
+// A producer changes what the loop will look at (queued, d.done, the animations) before
+// it calls wakeLoop, and the loop sets waiting before it looks: so either the producer
+// sees waiting and posts, or the loop sees the change and does not sleep.
+func wakeLoop() {
+	sleep.Lock()
+	defer sleep.Unlock()
+	if sleep.waiting {
+		sleep.waiting = false
+		postEmptyEvent()
+	}
+}
+
 // Arrange that main.main runs on main thread.
 func init() {
 	runtime.LockOSThread()
@@ -45,18 +81,22 @@ func runOnMainWithWait(f func(), wait bool) {
 		return
 	}
 
+	queued.Add(1)
 	if wait {
 		done := common.DonePool.Get()
 		defer common.DonePool.Put(done)
 
 		funcQueue.In() <- funcData{f: f, done: done}
+		wakeLoop()
 		<-done
 	} else {
 		funcQueue.In() <- funcData{f: f}
+		wakeLoop()
 	}
 }
 
-func (d *gLDriver) drawSingleFrame() {
+// drawSingleFrame draws every window that needs it and reports whether it drew one.
+func (d *gLDriver) drawSingleFrame() (drew bool) {
 	refreshed := false
 	for _, win := range d.windowList() {
 		w := win.(*window)
@@ -88,6 +128,7 @@ func (d *gLDriver) drawSingleFrame() {
 			continue
 		}
 
+		drew = true
 		w.RunWithContext(func() {
 			if w.driver.repaintWindow(w) {
 				refreshed = true
@@ -95,6 +136,7 @@ func (d *gLDriver) drawSingleFrame() {
 		})
 	}
 	cache.Clean(refreshed)
+	return drew
 }
 
 func (d *gLDriver) runGL() {
@@ -125,6 +167,7 @@ func (d *gLDriver) runGL() {
 	}
 
 	eventTick := time.NewTicker(time.Second / 60)
+	busy := true // something happened since the last tick
 	for {
 		select {
 		case <-d.done:
@@ -138,6 +181,7 @@ func (d *gLDriver) runGL() {
 			// as we are shutting down make sure we drain the pending funcQueue and close it out.
 			for len(funcQueue.Out()) > 0 {
 				f := <-funcQueue.Out()
+				queued.Add(-1)
 				if f.done != nil {
 					f.done <- struct{}{}
 				}
@@ -146,43 +190,88 @@ func (d *gLDriver) runGL() {
 			funcQueue.Close()
 			return
 		case f := <-funcQueue.Out():
+			queued.Add(-1)
 			f.f()
 			if f.done != nil {
 				f.done <- struct{}{}
 			}
+			busy = true
 		case <-eventTick.C:
-			d.pollEvents()
-			for i := 0; i < len(d.windows); i++ {
-				w := d.windows[i].(*window)
-				if w.viewport == nil {
-					continue
-				}
-
-				if w.viewport.ShouldClose() {
-					d.destroyWindow(w, i)
-					i-- // Trailing windows are moved forward one step.
-					continue
-				}
-
-				expand := w.shouldExpand
-				fullScreen := w.fullScreen
-
-				if expand && !fullScreen {
-					w.fitContent()
-					shouldExpand := w.shouldExpand
-					w.shouldExpand = false
-					view := w.viewport
-
-					if shouldExpand && runtime.GOOS != "js" {
-						view.SetSize(w.shouldWidth, w.shouldHeight)
-					}
-				}
+			if d.tick() || busy {
+				busy = false
+				continue
 			}
-
-			d.animation.TickAnimations()
-			d.drawSingleFrame()
+			if !canWaitEvents {
+				continue
+			}
+			eventTick.Stop()
+			d.sleepUntilWoken()
+			if queued.Load() > 0 {
+				busy = true // run the function first; the next tick draws what it changed
+			} else {
+				d.tick() // draw what the events changed now, not a tick later
+			}
+			eventTick.Reset(time.Second / 60)
 		}
 	}
+}
+
+// tick polls for events and draws what needs it; it reports whether there was anything
+// to do (a window drawn, closed or resized, an animation running).
+func (d *gLDriver) tick() (busy bool) {
+	d.pollEvents()
+	for i := 0; i < len(d.windows); i++ {
+		w := d.windows[i].(*window)
+		if w.viewport == nil {
+			continue
+		}
+
+		if w.viewport.ShouldClose() {
+			d.destroyWindow(w, i)
+			i-- // Trailing windows are moved forward one step.
+			busy = true
+			continue
+		}
+
+		expand := w.shouldExpand
+		fullScreen := w.fullScreen
+
+		if expand && !fullScreen {
+			busy = true
+			w.fitContent()
+			shouldExpand := w.shouldExpand
+			w.shouldExpand = false
+			view := w.viewport
+
+			if shouldExpand && runtime.GOOS != "js" {
+				view.SetSize(w.shouldWidth, w.shouldHeight)
+			}
+		}
+	}
+
+	d.animation.TickAnimations()
+	if d.drawSingleFrame() {
+		busy = true
+	}
+	return busy || d.animation.Running()
+}
+
+// sleepUntilWoken blocks in glfw.WaitEvents, which dispatches the events it finds, unless
+// a function is queued, an animation runs or the driver quits. Main goroutine.
+func (d *gLDriver) sleepUntilWoken() {
+	sleep.Lock()
+	sleep.waiting = true
+	sleep.Unlock()
+	select {
+	case <-d.done:
+	default:
+		if queued.Load() == 0 && !d.animation.Running() {
+			waitEvents()
+		}
+	}
+	sleep.Lock()
+	sleep.waiting = false
+	sleep.Unlock()
 }
 
 func (d *gLDriver) destroyWindow(w *window, index int) {

@@ -21,6 +21,14 @@ func (d *gLDriver) pollEvents() {
 	glfw.PollEvents() // This call blocks while window is being resized, which prevents freeDirtyTextures from being called
 }
 
+// canWaitEvents: in a browser the run loop ticks as upstream's does (Baton's patch, see
+// wakeLoop).
+const canWaitEvents = false
+
+func waitEvents() {}
+
+func postEmptyEvent() {}
+
 func (d *gLDriver) Terminate() {
 	glfw.Terminate()
 }
