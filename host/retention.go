@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -106,6 +107,11 @@ func (w *Window) retentionPass(t *Term) {
 	if err != nil {
 		w.opts.Logf("retention: %v", err)
 	}
+	// A pass reads the whole history (the archive's runs too): megabytes of garbage on a
+	// big home, which the Go runtime would keep mapped for minutes in a window that is
+	// otherwise idle. Passes are rare (at most one a minute, and only after a save), so the
+	// full collection that hands it back is cheap.
+	debug.FreeOSMemory()
 	if rep.LogsRemoved+rep.Archive.Dropped > 0 {
 		w.opts.Logf("retention: %d logs (%d bytes) and %d archived runs removed, %d left for the next pass, in %s",
 			rep.LogsRemoved, rep.LogBytes, rep.Archive.Dropped, rep.Pending, rep.Took)

@@ -178,7 +178,7 @@ func shortcutLines(menu *fyne.MainMenu) []string {
 		for _, it := range mn.Items {
 			if sc, ok := it.Shortcut.(*desktop.CustomShortcut); ok {
 				k := shortcutText(sc)
-				rows = append(rows, row{k, mn.Label + " ▸ " + it.Label})
+				rows = append(rows, row{k, mn.Label + " › " + it.Label})
 				width = max(width, len(k))
 			}
 		}

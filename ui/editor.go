@@ -126,7 +126,7 @@ func newEditor(m *Main) *Editor {
 	// The buttons wrap to a second row in a narrow window rather than widen it.
 	actions := container.New(&flow{}, e.Save, e.Revert, e.RunNow, e.Duplicate, e.Rename, e.Delete)
 	stepsHead := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), e.AddStep)
-	e.empty = widget.NewLabel("Choose a workflow on the left, or make a new one (File ▸ New workflow, Ctrl+N).")
+	e.empty = widget.NewLabel("Choose a workflow on the left, or make a new one (File › New workflow, Ctrl+N).")
 	e.empty.Wrapping = fyne.TextWrapWord
 	body := container.NewVBox(e.Title, actions, e.ReadOnlyNote, e.Message, e.form, stepsHead, errLine(e.Errors["steps"]), e.stepsBox)
 	e.obj = container.NewStack(e.empty, body)

@@ -97,7 +97,7 @@ func TestShortcutsListIsTheMenus(t *testing.T) {
 		}
 	})
 	if shown == nil {
-		t.Fatal("Help ▸ Keyboard shortcuts shows no list")
+		t.Fatal("Help › Keyboard shortcuts shows no list")
 	}
 	lines := strings.Split(shown.Text, "\n")
 	n := 0
@@ -108,7 +108,7 @@ func TestShortcutsListIsTheMenus(t *testing.T) {
 				continue
 			}
 			n++
-			keys, what := shortcutText(sc), mn.Label+" ▸ "+it.Label
+			keys, what := shortcutText(sc), mn.Label+" › "+it.Label
 			found := 0
 			for _, l := range lines {
 				if f := strings.Fields(l); len(f) > 0 && f[0] == keys && strings.HasSuffix(l, "  "+what) {
@@ -123,7 +123,7 @@ func TestShortcutsListIsTheMenus(t *testing.T) {
 	if n < 10 || len(lines) != n {
 		t.Errorf("%d lines for %d shortcuts: %q", len(lines), n, lines)
 	}
-	want := map[string]string{"Ctrl+L": "Run ▸ Filter runs", "Ctrl+S": "File ▸ Save", "Ctrl+Shift+N": "File ▸ Open another window", "Ctrl+.": "Run ▸ Cancel run"}
+	want := map[string]string{"Ctrl+L": "Run › Filter runs", "Ctrl+S": "File › Save", "Ctrl+Shift+N": "File › Open another window", "Ctrl+.": "Run › Cancel run"}
 	for keys, what := range want {
 		ok := false
 		for _, l := range lines {
@@ -193,7 +193,7 @@ func TestHelpGuide(t *testing.T) {
 		}
 	}
 	if guide == nil {
-		t.Fatal("no Help ▸ Guide")
+		t.Fatal("no Help › Guide")
 	}
 	guide.Action()
 	if m.Win.Canvas().Overlays().Top() == nil {

@@ -39,9 +39,9 @@ func AboutText(version string, st host.Status) string {
 }
 
 // GuideText is Help ▸ Guide: what a person needs to know to use Baton.
-const GuideText = `A workflow is a list of steps; each step runs one program with its arguments, as typed, without a shell. Make one with File ▸ New workflow (Ctrl+N), add steps, and save (Ctrl+S). Run it with Run now (Ctrl+R).
+const GuideText = `A workflow is a list of steps; each step runs one program with its arguments, as typed, without a shell. Make one with File › New workflow (Ctrl+N), add steps, and save (Ctrl+S). Run it with Run now (Ctrl+R).
 
-Windows. You may open several windows on the same home folder (File ▸ Open another window). Exactly one of them writes: the bar at the top says "Writer". The others are read-only: they follow every change within a second, and their write controls are disabled. When the writing window closes or crashes, another takes over by itself; "Make this window the writer" asks for it at once.
+Windows. You may open several windows on the same home folder (File › Open another window). Exactly one of them writes: the bar at the top says "Writer". The others are read-only: they follow every change within a second, and their write controls are disabled. When the writing window closes or crashes, another takes over by itself; "Make this window the writer" asks for it at once.
 
 Runs. The Runs tab lists every run, newest first, with its log; Ctrl+L filters them. A run that is going shows its live log; Cancel (Ctrl+.) stops it. The Timeline shows when runs ran and how long they took. A workflow's "Window lost" choice says what happens to its runs when the window running them closes or crashes: fail, run again, or keep running.
 

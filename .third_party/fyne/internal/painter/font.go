@@ -94,14 +94,15 @@ func lookupFaces(theme, fallback, emoji fyne.Resource, family string, style fyne
 		aspect.Weight = font.WeightBold
 	}
 
+	// Baton's patch: the emoji font and the system's font for the language join the
+	// faces, in this order, the first time a rune is not in the faces before them (see
+	// dynamicFontMap.ResolveFace). Loaded at once, as upstream does, they cost about 5 MB
+	// of parsed tables, 4 MB of the binary's pages and a scan of the system's fonts in
+	// every window, most of which never shows an emoji or a rune Noto Sans lacks.
 	if emoji != nil {
-		faces.addFace(loadMeasureFont(emoji))
+		faces.lazy = append(faces.lazy, func() *font.Face { return loadMeasureFont(emoji) })
 	}
-
-	local := lookupLangFont(family, aspect)
-	if local != nil {
-		faces.addFace(local)
-	}
+	faces.lazy = append(faces.lazy, func() *font.Face { return lookupLangFont(family, aspect) })
 
 	return faces
 }
@@ -173,6 +174,7 @@ func CachedFontFace(style fyne.TextStyle, source fyne.Resource, o fyne.CanvasObj
 func ClearFontCache() {
 	fontCache.Clear()
 	fontCustomCache.Clear()
+	parsedFonts.Clear()
 }
 
 // DrawString draws a string into an image.
@@ -201,13 +203,35 @@ func DrawString(dst draw.Image, s string, color color.Color, f shaping.Fontmap, 
 }
 
 func loadMeasureFont(data fyne.Resource) *font.Face {
-	loaded, err := font.ParseTTF(bytes.NewReader(data.Content()))
+	content := data.Content()
+	var key parsedKey
+	if len(content) > 0 {
+		key = parsedKey{data: &content[0], size: len(content)}
+		if f, ok := parsedFonts.Load(key); ok {
+			return font.NewFace(f.(*font.Font))
+		}
+	}
+	loaded, err := font.ParseTTF(bytes.NewReader(content))
 	if err != nil {
 		fyne.LogError("font load error", err)
 		return nil
 	}
-
+	parsedFonts.Store(key, loaded.Font)
 	return loaded
+}
+
+// Baton's patch: a font file is parsed once, not once per text style.
+//
+// Upstream parses the theme's fonts and the 4 MB emoji font again for each text style a
+// window uses (regular, bold, italic, monospace…), and a parsed emoji font keeps about
+// 5 MB of tables. A parsed *font.Font is read-only and safe for concurrent use (go-text's
+// documentation); each style still gets its own *font.Face, whose caches are not.
+var parsedFonts sync.Map // parsedKey → *font.Font
+
+// parsedKey names a font file's bytes: the same bytes are the same font.
+type parsedKey struct {
+	data *byte
+	size int
 }
 
 // MeasureString returns how far dot would advance by drawing s with f.
@@ -366,12 +390,25 @@ func (n noopLogger) Printf(string, ...any) {}
 type dynamicFontMap struct {
 	faces  []*font.Face
 	family string
+	// lazy loads, in order, the faces that come after faces (Baton's patch): each is
+	// loaded the first time a rune is in none of the faces before it.
+	lazy []func() *font.Face
 }
 
 func (d *dynamicFontMap) ResolveFace(r rune) *font.Face {
 	for _, f := range d.faces {
 		if _, ok := f.NominalGlyph(r); ok {
 			return f
+		}
+	}
+	for len(d.lazy) > 0 {
+		load := d.lazy[0]
+		d.lazy = d.lazy[1:]
+		if f := load(); f != nil {
+			d.addFace(f)
+			if _, ok := f.NominalGlyph(r); ok {
+				return f
+			}
 		}
 	}
 

@@ -3,6 +3,8 @@
 package glfw
 
 import (
+	"fmt"
+
 	"fyne.io/fyne/v2"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
@@ -32,7 +34,17 @@ func waitEvents() {
 }
 
 // postEmptyEvent makes waitEvents return. Any goroutine.
+//
+// go-gl/glfw hands GLFW's errors over through one global channel, and each of its calls
+// panics on an error found there: an error raised on the main thread at that moment (a
+// paste with no text on the clipboard, say) could be picked up here, on another goroutine,
+// and crash the window. The main thread loses nothing it needed by it.
 func postEmptyEvent() {
+	defer func() {
+		if r := recover(); r != nil {
+			fyne.LogError("glfw.PostEmptyEvent", fmt.Errorf("%v", r))
+		}
+	}()
 	glfw.PostEmptyEvent()
 }
 
