@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"baton/store"
 )
 
 // An idle scheduling pass saves nothing and leaves the document as it is (it tries on a
@@ -51,8 +53,55 @@ func TestIdleSchedulePassSavesNothing(t *testing.T) {
 	}
 }
 
+// TestSchedulePassLeavesTheSnapshotAlone: the pass tried first on a copy (which shares
+// the runs unless one is a live scheduled run, the only kind a pass changes in place)
+// never writes into the document in memory, even when it marks a run past its
+// max_runtime.
+func TestSchedulePassLeavesTheSnapshotAlone(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(time.Now().UTC().UnixNano())
+	w := schedulerWindow(t, Options{NoScheduler: true, Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
+	ctx := context.Background()
+	slow := json.RawMessage(`{"name":"slow","max_concurrent":1,"on_owner_lost":"fail","steps":[{"name":"s","argv":["sleep","60"]}]}`)
+	if _, err := Call(ctx, w, &Request{Op: "add_workflow", Workflow: slow}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Call(ctx, w, &Request{Op: "add_schedule", Schedule: json.RawMessage(`{"workflow":"slow","every":"1h","max_runtime":"1m","catch_up":"none"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	term := w.currentTerm()
+	w.schedulePass(term)
+	clock.Add(int64(time.Hour + time.Second))
+	w.schedulePass(term) // the occurrence is due: its run starts
+	var id string
+	for deadline := time.Now().Add(30 * time.Second); id == ""; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the scheduled run never ran")
+		}
+		d, _ := w.st.View()
+		for _, r := range d.Runs {
+			if r.Schedule != "" && r.Status == store.StatusRunning {
+				id = r.ID
+			}
+		}
+	}
+	t.Cleanup(func() { _, _ = w.Intents().CancelRun(context.Background(), id) })
+	before, _ := w.st.View()
+	kept := before.Clone()
+	clock.Add(int64(2 * time.Minute)) // past max_runtime
+	w.schedulePass(term)
+	after, _ := w.st.View()
+	if r := after.Run(id); r == nil || !r.Overrun {
+		t.Fatalf("the run past max_runtime was not marked: %+v", r)
+	}
+	if !reflect.DeepEqual(before, kept) {
+		t.Fatal("the pass that marked an overrun changed the older document in memory")
+	}
+}
+
 // BenchmarkIdleSchedulePass measures a scheduling pass that finds nothing due, on a home
-// of 1,000 workflows and 20 schedules: what an idle writer does every second. Run:
+// of 1,000 workflows, 20 schedules and 500 finished runs in the document (as many as it
+// keeps): what an idle writer does every second. Run:
 //
 //	go test -run '^$' -bench BenchmarkIdleSchedulePass -benchmem ./host/
 func BenchmarkIdleSchedulePass(b *testing.B) {
@@ -69,6 +118,20 @@ func BenchmarkIdleSchedulePass(b *testing.B) {
 		}
 	}
 	term := w.currentTerm()
+	if _, err := term.Update(ctx, func(d *store.Doc) error {
+		now := time.Now().UTC()
+		for i := range 500 {
+			d.Seq++
+			code := 0
+			d.Runs = append(d.Runs, store.Run{ID: fmt.Sprintf("r%d-bench", d.Seq), Seq: d.Seq,
+				Workflow: fmt.Sprintf("wf%04d", i%1000), Status: store.StatusSucceeded, Steps: 1,
+				Owner: &store.Owner{PID: 4242, Start: 1, Boot: "boot", Instance: "inst"}, OwnerPID: 4242,
+				Created: now, Started: now, Ended: now, ExitCode: &code, Log: fmt.Sprintf("runs/r%d.log", d.Seq)})
+		}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
 	w.schedulePass(term)
 	b.ReportAllocs()
 	for b.Loop() {
