@@ -72,6 +72,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runWindow(home string, opts host.Options, stderr io.Writer) int {
+	ui.StartMemory()
 	w, err := host.Open(home, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "baton: %v\n", err)

@@ -3,6 +3,7 @@ package ui
 import (
 	"os"
 	"runtime/debug"
+	"time"
 
 	"baton/host"
 )
@@ -18,6 +19,27 @@ import (
 // several times over. A person's GOGC is left alone.
 const SteadyGCPercent = 25
 
+// StartGCPercent is the collector's target while a window starts: the heap may grow to
+// five times what is live before the next collection. A start allocates tens of megabytes
+// in a burst (decoding, the first layout, text shaping, the first frames), and with Go's
+// default of 100 it collected several times on the way, on the second core the start
+// would otherwise have: CPU to the first frame 430 → 300 ms and the first frame 0.59 →
+// 0.43 s on the big home (BenchmarkLaunchUnderXvfb, GOGC=400 against the default). The
+// steady target follows SettleDelay after the role settles, with the memory handed back.
+const StartGCPercent = 400
+
+// SettleDelay is how long after its role settles a window's start counts as over: its
+// first frames are drawn by then.
+const SettleDelay = time.Second
+
+// StartMemory sets the collector's target for a window's start, unless the person set
+// GOGC. main calls it before it opens the home.
+func StartMemory() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(StartGCPercent)
+	}
+}
+
 // releaseStartupMemory hands the memory the window's start used and no longer needs back
 // to the system, once: when the window first shows a settled role (writer or reader), its
 // start is over. UI goroutine.
@@ -31,7 +53,10 @@ func (m *Main) releaseStartupMemory() {
 		return
 	}
 	m.released = true
-	go settleMemory() // a full collection: not on the UI goroutine
+	go func() { // a full collection: not on the UI goroutine
+		time.Sleep(SettleDelay)
+		settleMemory()
+	}()
 }
 
 // settleMemory sets the steady collector target and frees what the start left; tests

@@ -276,6 +276,18 @@ func tabStop(spacew, x float32, tabWidth int) float32 {
 	return tabw * float32(tabs)
 }
 
+// shapers keeps HarfBuzz shapers between measurements (Baton's patch). Upstream made a new
+// shaper for each string it measured or drew, and with it a new HarfBuzz font for each font
+// it shaped with (its lookup tables built again): about a fifth of a big window's CPU
+// before its first frame. A shaper caches its HarfBuzz fonts by parsed font, which the
+// styles share (loadMeasureFont). A shaper is not safe for concurrent use: the pool hands
+// each to one caller at a time.
+var shapers = sync.Pool{New: func() any {
+	s := &shaping.HarfbuzzShaper{}
+	s.SetFontCacheSize(16) // the zero value caches nothing
+	return s
+}}
+
 func walkString(faces shaping.Fontmap, s string, textSize fixed.Int26_6, style fyne.TextStyle, advance *float32, scale float32,
 	cb func(run shaping.Output, x float32),
 ) (size fyne.Size, base float32) {
@@ -290,7 +302,8 @@ func walkString(faces shaping.Fontmap, s string, textSize fixed.Int26_6, style f
 		Face:      faces.ResolveFace(' '),
 		Size:      textSize,
 	}
-	shaper := &shaping.HarfbuzzShaper{}
+	shaper := shapers.Get().(*shaping.HarfbuzzShaper)
+	defer shapers.Put(shaper)
 	segmenter := &shaping.Segmenter{}
 	out := shaper.Shape(in)
 
