@@ -81,3 +81,21 @@ func TestSettledWindowCollectsSooner(t *testing.T) {
 		t.Errorf("GOGC=100 set by the person became %d", got)
 	}
 }
+
+// TestStartingWindowCollectsLater: while a window starts, its collector lets the heap grow
+// to StartGCPercent over what is live; a GOGC the person set is left as it is.
+func TestStartingWindowCollectsLater(t *testing.T) {
+	was := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(was) })
+
+	t.Setenv("GOGC", "")
+	StartMemory()
+	if got := debug.SetGCPercent(100); got != StartGCPercent {
+		t.Errorf("GOGC at the start is %d, want %d", got, StartGCPercent)
+	}
+	t.Setenv("GOGC", "100")
+	StartMemory()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC=100 set by the person became %d at the start", got)
+	}
+}
