@@ -63,39 +63,26 @@ func waitRelease(t *testing.T, m *Main, q *uiQueue, released <-chan struct{}) {
 	}
 }
 
-// TestSettledWindowCollectsSooner: once its start is over, a window's collector lets the
-// heap grow by SteadyGCPercent over what is live, not double it; a GOGC the person set
-// is left as it is.
-func TestSettledWindowCollectsSooner(t *testing.T) {
+// TestWindowCollectorTargets: while a window starts, its collector lets the heap grow to
+// StartGCPercent over what is live (few collections in the start's burst); once the start
+// is over, by SteadyGCPercent, not double it. A GOGC the person set is left as it is.
+func TestWindowCollectorTargets(t *testing.T) {
 	was := debug.SetGCPercent(100)
 	t.Cleanup(func() { debug.SetGCPercent(was) })
-
-	t.Setenv("GOGC", "")
-	settleMemory()
-	if got := debug.SetGCPercent(100); got != SteadyGCPercent {
-		t.Errorf("GOGC after the start is %d, want %d", got, SteadyGCPercent)
-	}
-	t.Setenv("GOGC", "100")
-	settleMemory()
-	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("GOGC=100 set by the person became %d", got)
-	}
-}
-
-// TestStartingWindowCollectsLater: while a window starts, its collector lets the heap grow
-// to StartGCPercent over what is live; a GOGC the person set is left as it is.
-func TestStartingWindowCollectsLater(t *testing.T) {
-	was := debug.SetGCPercent(100)
-	t.Cleanup(func() { debug.SetGCPercent(was) })
-
-	t.Setenv("GOGC", "")
-	StartMemory()
-	if got := debug.SetGCPercent(100); got != StartGCPercent {
-		t.Errorf("GOGC at the start is %d, want %d", got, StartGCPercent)
-	}
-	t.Setenv("GOGC", "100")
-	StartMemory()
-	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("GOGC=100 set by the person became %d at the start", got)
+	for _, c := range []struct {
+		when string
+		set  func()
+		want int
+	}{{"at the start", StartMemory, StartGCPercent}, {"after the start", settleMemory, SteadyGCPercent}} {
+		t.Setenv("GOGC", "")
+		c.set()
+		if got := debug.SetGCPercent(100); got != c.want {
+			t.Errorf("GOGC %s is %d, want %d", c.when, got, c.want)
+		}
+		t.Setenv("GOGC", "100")
+		c.set()
+		if got := debug.SetGCPercent(100); got != 100 {
+			t.Errorf("GOGC=100 set by the person became %d %s", got, c.when)
+		}
 	}
 }
