@@ -206,11 +206,9 @@ func (d *gLDriver) runGL() {
 			}
 			eventTick.Stop()
 			d.sleepUntilWoken()
-			if queued.Load() > 0 {
-				busy = true // run the function first; the next tick draws what it changed
-			} else {
-				d.tick() // draw what the events changed now, not a tick later
-			}
+			// What woke the loop is drawn at the next tick, a sixtieth of a second on, as
+			// upstream's loop draws it: drawing at once put the redraw of a window uncovered
+			// by another's death (Baton's takeover) beside the takeover's own first work.
 			eventTick.Reset(time.Second / 60)
 		}
 	}
