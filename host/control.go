@@ -439,8 +439,6 @@ func maskSecrets(wfs []store.Workflow) []store.Workflow {
 	return out
 }
 
-// keepMaskedSecrets lets a client send back a definition it got from snapshot: a secret
-// value that is still the mask keeps the stored value of the same step and variable.
 // keepRetention keeps the workflow's history retention when update_workflow's object does
 // not name "retention" (a script that knows nothing of it must not reset it; "retention":
 // null sets the defaults).
@@ -455,6 +453,8 @@ func keepRetention(def *store.Workflow, cur *store.Workflow, raw json.RawMessage
 	}
 }
 
+// keepMaskedSecrets lets a client send back a definition it got from snapshot: a secret
+// value that is still the mask keeps the stored value of the same step and variable.
 func keepMaskedSecrets(def *store.Workflow, cur *store.Workflow) {
 	if cur == nil {
 		return

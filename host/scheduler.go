@@ -123,10 +123,7 @@ func schedulingCopy(d *store.Doc) *store.Doc {
 	c.Runs = slices.Clip(d.Runs)
 	for i := range d.Runs {
 		if r := &d.Runs[i]; r.Status == store.StatusRunning && r.Schedule != "" {
-			c.Runs = make([]store.Run, len(d.Runs))
-			for i, r := range d.Runs {
-				c.Runs[i] = r.Clone()
-			}
+			c.Runs = slices.Clone(d.Runs) // Overruns sets a value field: no pointer needs its own copy
 			break
 		}
 	}

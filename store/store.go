@@ -395,13 +395,14 @@ func (s *Store) commit(batch []*pending) {
 	}
 	s.archiveLocked(doc)
 	// A change the log cannot take (too big, a full disk, an I/O error) is saved whole:
-	// recorded in workflows.json, or refused saying why.
-	if ok, _ := s.walAppendLocked(doc); ok {
+	// recorded in workflows.json, or refused saying why (and why the log could not take it).
+	ok, walErr := s.walAppendLocked(doc)
+	if ok {
 		finish(doc, nil, false)
 		return
 	}
 	if err := s.saveWholeLocked(doc); err != nil {
-		finish(nil, err, false)
+		finish(nil, errors.Join(err, walErr), false)
 		return
 	}
 	finish(doc, nil, false)

@@ -80,7 +80,7 @@ func launchOnce(b *testing.B, bin, home, display string, env []string) launch {
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	pid := cmd.Process.Pid
 	l := launch{frame: firstFrame(b, display, t0)}
-	l.frameCPU = time.Duration(cpuTicks(b, pid)) * time.Second / clockTicks
+	l.frameCPU = cpuTime(b, pid)
 	// Settle: the first renders, the takeover's save, watchers, caches, and the writer's
 	// first retention pass, 10 s after its takeover (on the big home it reads the whole
 	// history: 100 ms of CPU and, for a while, more memory).
@@ -176,35 +176,10 @@ func pollScreen(b testing.TB, display, why string, ok func(colours int) bool) {
 	b.Fatal(why)
 }
 
-// clockTicks is the kernel's USER_HZ, the unit of the CPU times in /proc/<pid>/stat: 100
-// on every Linux architecture Go supports.
-const clockTicks = 100
-
-// cpuTicks is the user and system CPU time pid has used, in clock ticks, summed over its
-// threads (the window only: the teardown keeper is a process of its own).
-func cpuTicks(b testing.TB, pid int) int {
-	b.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	// The command name, field 2, may hold spaces: the fields after it start past its ')'.
-	i := strings.LastIndexByte(string(data), ')')
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 13 {
-		b.Fatalf("/proc/%d/stat: %q", pid, data)
-	}
-	utime, err1 := strconv.Atoi(f[11]) // field 14
-	stime, err2 := strconv.Atoi(f[12]) // field 15
-	if err1 != nil || err2 != nil {
-		b.Fatalf("/proc/%d/stat: %q", pid, data)
-	}
-	return utime + stime
-}
-
 // cpuTime is the CPU time all of pid's threads have used, to the nanosecond (the first
-// field of each thread's schedstat). The clock ticks of /proc/<pid>/stat count in 10 ms
-// steps: over IdleSpan an idle window's 1 ms/s is five ms, half a tick.
+// field of each thread's schedstat; the window only: the teardown keeper is a process of
+// its own). The clock ticks of /proc/<pid>/stat count in 10 ms steps: over IdleSpan an
+// idle window's 1 ms/s is five ms, half a tick.
 func cpuTime(b testing.TB, pid int) time.Duration {
 	b.Helper()
 	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
@@ -218,6 +193,9 @@ func cpuTime(b testing.TB, pid int) time.Duration {
 			continue // a thread that ended
 		}
 		f := strings.Fields(string(data))
+		if len(f) == 0 {
+			b.Fatalf("%s: empty", p)
+		}
 		ns, err := strconv.ParseInt(f[0], 10, 64)
 		if err != nil {
 			b.Fatalf("%s: %q", p, data)

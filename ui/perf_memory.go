@@ -53,10 +53,7 @@ func (m *Main) releaseStartupMemory() {
 		return
 	}
 	m.released = true
-	go func() { // a full collection: not on the UI goroutine
-		time.Sleep(SettleDelay)
-		settleMemory()
-	}()
+	time.AfterFunc(SettleDelay, func() { settleMemory() }) // a full collection: not on the UI goroutine
 }
 
 // settleMemory sets the steady collector target and frees what the start left; tests

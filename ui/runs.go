@@ -288,18 +288,17 @@ type LogPane struct {
 	Copy  *widget.Button
 
 	obj       fyne.CanvasObject
-	gridBox   *fyne.Container // holds Grid once attached
 	clipboard func() fyne.Clipboard
 	text      string // the log as read from the file, capped at MaxLogShown
-	// attached is set once Grid is in the window. Before that only text follows the
-	// log: the grid's first refresh loads the monospace fonts (see lazyTab).
+	// attached is set once the Runs tab, and with it Grid, is in the window. Before that
+	// only text follows the log: the grid's first refresh loads the monospace fonts (see
+	// lazyTab).
 	attached bool
 }
 
-// newLogPane returns a log pane whose grid joins it when attach is called.
+// newLogPane returns a log pane whose grid shows the log once attach is called.
 func newLogPane(clipboard func() fyne.Clipboard) *LogPane {
-	p := &LogPane{Grid: widget.NewTextGrid(), Find: widget.NewEntry(), Found: widget.NewLabel(""), clipboard: clipboard,
-		gridBox: container.NewStack()}
+	p := &LogPane{Grid: widget.NewTextGrid(), Find: widget.NewEntry(), Found: widget.NewLabel(""), clipboard: clipboard}
 	p.Grid.Scroll = fyne.ScrollBoth
 	p.Find.SetPlaceHolder("Find: show only the lines with this text")
 	p.Find.ActionItem = widget.NewIcon(theme.SearchIcon())
@@ -309,17 +308,17 @@ func newLogPane(clipboard func() fyne.Clipboard) *LogPane {
 	p.Copy = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { p.clipboard().SetContent(p.text) })
 	bar := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		container.NewHBox(p.Found, p.End, p.Copy), p.Find)
-	p.obj = container.NewBorder(bar, nil, nil, nil, p.gridBox)
+	p.obj = container.NewBorder(bar, nil, nil, nil, p.Grid)
 	return p
 }
 
-// attach puts the grid in the pane and shows the log so far, from its end. UI goroutine.
+// attach shows the log so far in the grid, from its end, when the Runs tab joins the
+// window. UI goroutine.
 func (p *LogPane) attach() {
 	if p.attached {
 		return
 	}
 	p.attached = true
-	p.gridBox.Add(p.Grid)
 	p.reset(p.text)
 }
 

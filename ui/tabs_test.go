@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -67,15 +66,7 @@ func tabContent(m *Main, title string) fyne.CanvasObject {
 
 // holds reports whether o is in the tree of root, shown or hidden.
 func holds(root, o fyne.CanvasObject) bool {
-	if root == o {
-		return true
-	}
-	var kids []fyne.CanvasObject
-	switch x := root.(type) {
-	case *fyne.Container:
-		kids = x.Objects
-	case fyne.Widget:
-		kids = test.WidgetRenderer(x).Objects()
-	}
-	return slices.ContainsFunc(kids, func(k fyne.CanvasObject) bool { return holds(k, o) })
+	found := false
+	walkObjects(root, func(x fyne.CanvasObject) { found = found || x == o })
+	return found
 }

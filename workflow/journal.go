@@ -156,7 +156,7 @@ func (j *journalWriter) append(rec any) error {
 	if err := j.write(rec); err != nil {
 		return err
 	}
-	if err := datasync(j.f); err != nil {
+	if err := store.Datasync(j.f); err != nil {
 		return fmt.Errorf("journal %s: fdatasync: %w", j.path, err)
 	}
 	if !j.named {
