@@ -149,6 +149,24 @@ func TestExecutorLaneAndCancel(t *testing.T) {
 	t.Fatal("queued run did not start after the slot was freed")
 }
 
+// A cancel asked while the run is being started (after the engine looked for a cancel,
+// before the supervisor runs) still ends the run at once: it must not be lost with the
+// files of a previous attempt.
+func TestCancelWhileStartingIsNotLost(t *testing.T) {
+	r := newRig(t)
+	r.add(store.Workflow{Name: "w", Steps: []store.Step{{Argv: []string{"sleep", "60"}}}})
+	asked := make(chan bool, 1)
+	testHookCancelLooked = func(id string) { asked <- r.eng.Cancel(id, "while starting") }
+	t.Cleanup(func() { testHookCancelLooked = nil })
+	a := r.start("w")
+	if !<-asked {
+		t.Fatal("engine does not own the run it is starting")
+	}
+	if run := r.wait(a, 10*time.Second); run.Status != store.StatusCancelled || run.Error != "while starting" {
+		t.Fatalf("run cancelled while starting: %+v", run)
+	}
+}
+
 func TestRedactorSplitsAndFlushes(t *testing.T) {
 	for _, chunks := range [][]string{{"a secret b"}, {"a sec", "ret b"}, {"a s", "e", "cret", " b"}, {"secretsecret"}, {"x", "secre"}} {
 		var out strings.Builder

@@ -68,6 +68,10 @@ func (f *follower) cancelled() string {
 // stopFollowing makes the follower return without recording: the run goes on.
 func (f *follower) stopFollowing() { f.once.Do(func() { close(f.detach) }) }
 
+// testHookCancelLooked, set by tests only, runs in execute once the cancel was looked at
+// and before the supervisor starts.
+var testHookCancelLooked func(id string)
+
 // execute starts one claimed run under its own supervisor and follows it to its end.
 func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra map[string]string) {
 	defer e.wg.Done()
@@ -77,15 +81,27 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 		e.recordEnd(run.ID, f.attempt, store.StatusFailed, nil, fmt.Sprintf("cannot create run folder: %v", err), extra, runDir)
 		return
 	}
+	// A re-queued run's previous attempt, proven done, leaves files; they go before the
+	// cancel is looked at: a cancel asked after the look writes runs/<id>.cancel, which the
+	// supervisor reads before its first step, and removing the files after the look could
+	// take that request with them (the run would then go on to its end).
+	_ = RemoveSupervisorFiles(e.home, run.ID)
 	if r := f.cancelled(); r != "" {
 		e.recordEnd(run.ID, f.attempt, store.StatusCancelled, nil, r, extra, runDir)
 		return
 	}
-	_ = RemoveSupervisorFiles(e.home, run.ID) // a re-queued run's previous attempt, proven done
+	if testHookCancelLooked != nil {
+		testHookCancelLooked(run.ID)
+	}
 	sup, err := e.startSupervisor(Spec{RunID: run.ID, Workflow: wf.Name, Steps: wf.Steps, Env: extra, Log: run.Log, Home: e.home})
 	if err != nil {
 		e.recordEnd(run.ID, f.attempt, store.StatusFailed, nil, err.Error(), extra, runDir)
 		return
+	}
+	if r := f.cancelled(); r != "" {
+		// Asked while the supervisor started: that request found no supervisor to signal
+		// (and, in a new home, no runs/ folder for its file). Now there is one.
+		_ = RequestCancel(e.home, run.ID, r)
 	}
 	e.follow(f, run.ID, sup.PID, sup.Start, extra, runDir)
 }
