@@ -197,7 +197,7 @@ func sleeper(dir string, secs int) []string {
 
 func readPID(t *testing.T, path string) int {
 	t.Helper()
-	for i := 0; i < 500; i++ {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		b, err := os.ReadFile(path)
 		if err == nil {
 			if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
@@ -215,7 +215,7 @@ func pidAlive(pid int) bool { return proc.Alive(pid, 0) }
 // runningWithGroup waits until run id is running with its process group recorded.
 func runningWithGroup(t *testing.T, c *child, id string) (pgid int) {
 	t.Helper()
-	for i := 0; i < 500; i++ {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		for _, r := range c.snapshot().Runs {
 			if r.ID == id && r.Status == "running" && r.PGID > 0 {
 				return r.PGID
@@ -286,8 +286,10 @@ func TestF2RequeueRunsAgainExactlyOnce(t *testing.T) {
 	home, marks := t.TempDir(), t.TempDir()
 	a := startChild(t, home)
 	a.initialRole()
-	// The step takes 1.5 s: long enough to be killed mid-way, short enough to finish.
-	a.ok(addWF("again", 1, "requeue", sleeper(marks, 1)...))
+	// The first attempt waits until it is killed (however slow the machine is at starting
+	// the survivor); the second, the re-queued one, finds the mark and ends at once.
+	step := fmt.Sprintf(`echo start >> %[1]s/starts; if mkdir %[1]s/first; then exec sleep 300; fi`, marks)
+	a.ok(addWF("again", 1, "requeue", "sh", "-c", step))
 	r1 := a.ok(map[string]any{"op": "start_run", "workflow": "again"})["run"].(string)
 	runningWithGroup(t, a, r1)
 	b := startChild(t, home)

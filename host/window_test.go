@@ -47,7 +47,7 @@ func openStarted(t *testing.T, home string) *Window {
 
 func waitRole(t *testing.T, w *Window, r Role) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for w.Role() != r {
 		if time.Now().After(deadline) {
 			t.Fatalf("role %v, want %v", w.Role(), r)
@@ -196,7 +196,7 @@ func TestLockLostRunsAreReapedNotWedged(t *testing.T) {
 	// may win it. Whoever writes reaps the run (at its takeover, or with its standing
 	// reaper if it took over while a still looked alive) and the lane is free again.
 	var writer *Window
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if a.Self().Instance != oldInstance {
 			if r := a.Snapshot().Run(run.ID); a.Role() == RoleWriter && r.Status != store.StatusRunning {

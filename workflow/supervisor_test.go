@@ -350,14 +350,15 @@ func TestStartSupervisorBoundedWhenNotReady(t *testing.T) {
 	defer func(c func(string, string) *exec.Cmd, d time.Duration) {
 		SupervisorCommand, SupervisorReadyTimeout = c, d
 	}(SupervisorCommand, SupervisorReadyTimeout)
-	SupervisorReadyTimeout = 500 * time.Millisecond
 	for _, c := range []struct {
-		argv []string
-		want string
+		argv  []string
+		bound time.Duration // long for "false": a loaded machine must not make its exit late
+		want  string
 	}{
-		{[]string{"false"}, "exited before it was ready (supervisor pid "},
-		{[]string{"sleep", "300"}, "not ready after 500ms (supervisor pid "},
+		{[]string{"false"}, 30 * time.Second, "exited before it was ready (supervisor pid "},
+		{[]string{"sleep", "300"}, 500 * time.Millisecond, "not ready after 500ms (supervisor pid "},
 	} {
+		SupervisorReadyTimeout = c.bound
 		SupervisorCommand = func(string, string) *exec.Cmd { return exec.Command(c.argv[0], c.argv[1:]...) }
 		spec := svSpec(t, store.Step{Argv: []string{"true"}})
 		var sup *Supervisor
@@ -366,8 +367,8 @@ func TestStartSupervisorBoundedWhenNotReady(t *testing.T) {
 		go func() { sup, err = StartSupervisor(spec); close(returned) }()
 		select {
 		case <-returned:
-		case <-time.After(20 * time.Second):
-			t.Fatalf("%v: StartSupervisor did not return within 20s", c.argv)
+		case <-time.After(c.bound + 20*time.Second):
+			t.Fatalf("%v: StartSupervisor did not return within %s", c.argv, c.bound+20*time.Second)
 		}
 		if sup != nil || !errors.Is(err, ErrSupervisorStart) || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("%v: StartSupervisor = %v, %v; want ErrSupervisorStart saying %q", c.argv, sup, err, c.want)
