@@ -144,7 +144,8 @@ type Run struct {
 	Schedule        string    `json:"schedule,omitempty"`
 	Due             time.Time `json:"due,omitzero"`
 	CancelRequested bool      `json:"cancel_requested,omitempty"`
-	Overrun         bool      `json:"overrun,omitempty"` // ran past its schedule's max_runtime
+	CancelReason    string    `json:"cancel_reason,omitempty"` // why, when not asked by a person
+	Overrun         bool      `json:"overrun,omitempty"`       // ran past its schedule's max_runtime
 }
 
 // Active reports whether the run is queued or running.

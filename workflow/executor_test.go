@@ -169,6 +169,30 @@ func TestCancelWhileStartingIsNotLost(t *testing.T) {
 	}
 }
 
+// A cancel recorded only in the document (a schedule's overrun or replace, decided while
+// the engine did not follow the run yet) reaches the supervisor with its reason.
+func TestCancelInTheDocumentReachesTheRun(t *testing.T) {
+	r := newRig(t)
+	r.add(store.Workflow{Name: "w", Steps: []store.Step{{Argv: []string{"sleep", "60"}}}})
+	marked := make(chan error, 1)
+	testHookCancelLooked = func(id string) {
+		_, err := r.st.Update(func(d *store.Doc) error {
+			run := d.Run(id)
+			run.CancelRequested, run.CancelReason = true, "cancelled by schedule s1: past max_runtime"
+			return nil
+		})
+		marked <- err
+	}
+	t.Cleanup(func() { testHookCancelLooked = nil })
+	a := r.start("w")
+	if err := <-marked; err != nil {
+		t.Fatal(err)
+	}
+	if run := r.wait(a, 30*time.Second); run.Status != store.StatusCancelled || run.Error != "cancelled by schedule s1: past max_runtime" {
+		t.Fatalf("run cancelled in the document: %+v", run)
+	}
+}
+
 func TestRedactorSplitsAndFlushes(t *testing.T) {
 	for _, chunks := range [][]string{{"a secret b"}, {"a sec", "ret b"}, {"a s", "e", "cret", " b"}, {"secretsecret"}, {"x", "secre"}} {
 		var out strings.Builder

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -229,7 +230,7 @@ func (e *Engine) fold(f *follower, id string, j Journal, st *foldState) {
 	if st.recorded && last == st.step {
 		return
 	}
-	cancelAsked := false
+	cancelAsked := ""
 	_, err := e.update(func(d *store.Doc) error {
 		r := d.Run(id)
 		if r == nil || r.Status != store.StatusRunning || r.Attempt != f.attempt {
@@ -240,14 +241,16 @@ func (e *Engine) fold(f *follower, id string, j Journal, st *foldState) {
 			s := j.Steps[last]
 			r.Step, r.PGID, r.StepPID, r.StepStart = s.Index, s.PGID, s.PID, s.Start
 		}
-		cancelAsked = r.CancelRequested
+		if r.CancelRequested {
+			cancelAsked = cmp.Or(r.CancelReason, "cancelled by request")
+		}
 		return nil
 	})
 	if err == nil {
 		st.recorded, st.step = true, last
 	}
-	if cancelAsked {
-		f.requestCancel(e.home, id, "cancelled by request")
+	if cancelAsked != "" {
+		f.requestCancel(e.home, id, cancelAsked)
 	}
 }
 

@@ -110,7 +110,9 @@ func FindOrphans(d *store.Doc, alive Liveness, sup func(r *store.Run) Supervisio
 		switch {
 		case s.Journal != nil && s.Journal.Ended: // finished; its supervisor may still be exiting
 			o.Action, o.Status, o.Exit, o.Error = ActionRecorded, s.Journal.Status, s.Journal.Exit, s.Journal.Error
-		case s.Alive && !r.CancelRequested && (adoptAll || (w != nil && w.OnOwnerLost == "adopt")):
+		case s.Alive && (adoptAll || (w != nil && w.OnOwnerLost == "adopt")):
+			// A cancel asked for goes with it: the adopting follower passes it on at its
+			// first save, and the run ends cancelled with its reason, not killed as failed.
 			o.Action = ActionAdopted
 		case w != nil && w.OnOwnerLost == "requeue" && !r.CancelRequested:
 			o.Action = ActionRequeued

@@ -477,7 +477,14 @@ func occur(d *store.Doc, s *store.Schedule, due, now time.Time, owner store.Owne
 		s.Pending = append(s.Pending, due)
 		return []Decision{{Kind: DecisionQueued, Schedule: s.ID, Due: due, Run: live.ID, Reason: "waits for the live run to end"}}
 	case OverlapReplace:
+		if live.Status == store.StatusQueued { // nothing to wait for: it never started
+			Finish(live, store.StatusCancelled, nil, fmt.Sprintf("cancelled before it started: replaced by the occurrence of %s (schedule %s)", due.Format(time.RFC3339), s.ID), now)
+			ReleaseScheduleLock(d, live.ID)
+			return []Decision{{Kind: DecisionReplace, Schedule: s.ID, Due: due, Run: live.ID,
+				Reason: "replaces the queued run, which never started"}, startOccurrence(d, s, due, now, owner)}
+		}
 		s.Pending = []time.Time{due}
+		askCancel(live, fmt.Sprintf("cancelled by schedule %s: replaced by the occurrence of %s", s.ID, due.Format(time.RFC3339)))
 		return []Decision{{Kind: DecisionReplace, Schedule: s.ID, Due: due, Run: live.ID, Cancel: live.ID,
 			Reason: "replaces the live run once its process group is gone"}}
 	}
@@ -544,10 +551,21 @@ func Overruns(d *store.Doc, now time.Time) []Decision {
 			Reason: fmt.Sprintf("running for %s, past max_runtime %s; on_overrun %s", now.Sub(r.Started).Round(time.Millisecond), s.MaxRuntime.D(), s.OnOverrun)}
 		if s.OnOverrun == "cancel" {
 			dec.Cancel = r.ID
+			askCancel(r, fmt.Sprintf("cancelled by schedule %s: %s", s.ID, dec.Reason))
 		}
 		out = append(out, dec)
 	}
 	return out
+}
+
+// askCancel records in the document that running run r must be cancelled, with reason: the
+// request is then kept whoever executes the run, even one not yet following it (a run
+// claimed in the same moment, or adopted at a takeover), which passes it to the
+// supervisor at its first save; a person's earlier request keeps its reason.
+func askCancel(r *store.Run, reason string) {
+	if !r.CancelRequested {
+		r.CancelRequested, r.CancelReason = true, reason
+	}
 }
 
 // Env names of the watermark contract.

@@ -174,6 +174,38 @@ func TestOverrunCancelPolicy(t *testing.T) {
 	if len(over) != 1 || over[0].Cancel != r {
 		t.Fatalf("cancel on overrun: %+v", over)
 	}
+	// The request is in the document, for whoever executes the run (it may not follow
+	// the run yet: adopted at a takeover, or claimed in the same moment).
+	if run := d.Run(r); !run.CancelRequested || !strings.Contains(run.CancelReason, "past max_runtime") {
+		t.Fatalf("overrun cancel not recorded in the run: %+v", run)
+	}
+}
+
+// TestReplaceIsRecordedInTheRun: replace asks for the live run's cancel in the document;
+// a live run still queued (its lane full) is cancelled at once, and the occurrence starts.
+func TestReplaceIsRecordedInTheRun(t *testing.T) {
+	d, id := schedDoc(t, store.Schedule{Every: store.Duration(time.Minute), Overlap: OverlapReplace})
+	Tick(d, t0.Add(time.Minute), me)
+	run1 := runsOf(d, id)[0].ID
+	setRunning(d, run1, t0.Add(time.Minute))
+	Tick(d, t0.Add(2*time.Minute), me)
+	if r := d.Run(run1); !r.CancelRequested || !strings.Contains(r.CancelReason, "replaced by the occurrence") {
+		t.Fatalf("replace not recorded in the running run: %+v", r)
+	}
+
+	d, id = schedDoc(t, store.Schedule{Every: store.Duration(time.Minute), Overlap: OverlapReplace})
+	Tick(d, t0.Add(time.Minute), me)
+	queued := runsOf(d, id)[0].ID // never claimed: its lane is full
+	decs := Tick(d, t0.Add(2*time.Minute), me)
+	if kinds(decs) != "replace,started" || decs[0].Cancel != "" {
+		t.Fatalf("replace of a queued run: %+v", decs)
+	}
+	if r := d.Run(queued); r.Status != store.StatusCancelled || !strings.Contains(r.Error, "before it started") {
+		t.Fatalf("replaced queued run: %+v", r)
+	}
+	if runs := runsOf(d, id); len(runs) != 2 || d.Schedule(id).Lock == nil || d.Schedule(id).Lock.Run != runs[1].ID || len(d.Schedule(id).Pending) != 0 {
+		t.Fatalf("the replacing occurrence did not start: %+v, lock %+v", runs, d.Schedule(id).Lock)
+	}
 }
 
 func TestOverlapPolicies(t *testing.T) {
@@ -333,6 +365,35 @@ func TestReapReleasesScheduleLockAndNextRunsOnce(t *testing.T) {
 	Tick(d, t0.Add(2*time.Minute+time.Second), me)
 	if rs := runsOf(d, id); len(rs) != 2 || !rs[1].Due.Equal(t0.Add(2*time.Minute)) {
 		t.Fatalf("runs after reap: %+v", rs)
+	}
+}
+
+// TestReapAdoptsARunAskedToCancel: a run whose cancel was asked (by a person or a
+// schedule) and whose supervisor lives is adopted at a hand-over, its request kept for the
+// adopting follower to pass on; with no live supervisor it is failed, never re-queued.
+func TestReapAdoptsARunAskedToCancel(t *testing.T) {
+	d, id := schedDoc(t, store.Schedule{Every: store.Duration(time.Minute), MaxRuntime: store.Duration(time.Second), OnOverrun: "cancel"})
+	d.Workflow("wf").OnOwnerLost = "requeue"
+	Tick(d, t0.Add(time.Minute), me)
+	run1 := runsOf(d, id)[0].ID
+	old := store.Owner{PID: 7, Instance: "old"}
+	r := d.Run(run1)
+	r.Status, r.Owner, r.OwnerPID, r.Started = store.StatusRunning, &old, 7, t0.Add(time.Minute)
+	Overruns(d, t0.Add(time.Minute+2*time.Second))
+	gone := func(store.Owner) (bool, string) { return false, "handed over" }
+	for _, c := range []struct {
+		supAlive bool
+		want     string
+	}{{true, ActionAdopted}, {false, ActionFailed}} {
+		sup := func(*store.Run) Supervision { return Supervision{Alive: c.supAlive} }
+		o := FindOrphans(d, gone, sup, true)
+		if len(o) != 1 || o[0].Action != c.want {
+			t.Fatalf("supervisor alive %v: %+v, want %s", c.supAlive, o, c.want)
+		}
+	}
+	ApplyReap(d, FindOrphans(d, gone, func(*store.Run) Supervision { return Supervision{Alive: true} }, true), me, t0.Add(2*time.Minute), nil)
+	if r := d.Run(run1); r.Status != store.StatusRunning || !r.CancelRequested || r.Owner.Instance != me.Instance {
+		t.Fatalf("adopted run: %+v", r)
 	}
 }
 
