@@ -189,7 +189,7 @@ func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, err
 		if rep, err = awaitReply(ctx, changed, w.home, id); rep == nil && err == nil {
 			if rep = w.recordedReply(id); rep != nil {
 				w.answered(id)
-				return rep.result()
+				return w.resultSeen(rep)
 			}
 			return nil, fmt.Errorf("%w: the writer (%s) took the request but did not answer within %s; it may still be applied",
 				workflow.ErrConflict, w.describeWriter(), time.Since(t0).Round(time.Millisecond))
@@ -199,7 +199,21 @@ func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, err
 		return nil, err
 	}
 	w.answered(id)
-	return rep.result()
+	return w.resultSeen(rep)
+}
+
+// resultSeen is rep's result, once this window's view holds what the writer saved before
+// it answered (the generation the reply names): the requester reads its own forwarded
+// change at once, and does not wait for its watch to bring it (the writer may even have
+// died since).
+func (w *Window) resultSeen(rep *forwardReply) (map[string]any, error) {
+	m, err := rep.result()
+	if g := intOf(m["generation"]); err == nil && g > 0 && (w.Snapshot() == nil || w.Snapshot().Generation < uint64(g)) {
+		if d, changed, rerr := w.st.Refresh(); rerr == nil && changed {
+			w.publish(d)
+		}
+	}
+	return m, err
 }
 
 // recordedReply is the answer the document on disk recorded for request id (applied

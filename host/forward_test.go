@@ -239,3 +239,30 @@ func TestMalformedRequestAnswered(t *testing.T) {
 		t.Fatalf("Applied %+v, want only the good request", d.Applied)
 	}
 }
+
+// TestForwardedReplyIsSeenAtOnce: once a forwarded call returns, the requester's own view
+// holds the change the writer saved before answering, whether or not its watch brought it
+// (here it has none: the window is open but not started).
+func TestForwardedReplyIsSeenAtOnce(t *testing.T) {
+	home := t.TempDir()
+	a := openStarted(t, home)
+	b, err := Open(home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	g, err := a.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "seen", Steps: []store.Step{{Argv: []string{"true"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Snapshot().Workflow("seen") != nil {
+		t.Fatal("the requester saw the change before the reply: the test proves nothing")
+	}
+	rep := &forwardReply{ID: "r", WriterPID: os.Getpid(), Outcome: json.RawMessage(fmt.Sprintf(`{"ok":true,"generation":%d}`, g))}
+	if _, err := b.resultSeen(rep); err != nil {
+		t.Fatal(err)
+	}
+	if d := b.Snapshot(); d.Workflow("seen") == nil || d.Generation < g {
+		t.Fatalf("after the reply the requester's view is generation %d without the change, want %d", d.Generation, g)
+	}
+}
