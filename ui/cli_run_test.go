@@ -57,7 +57,7 @@ func TestCLIRunWait(t *testing.T) {
 			t.Fatalf("run hello --wait: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 		}
 		code, out, errs = baton("run", "bad", "--wait")
-		if code != 1 || !strings.Contains(out, "oops") || !strings.Contains(errs, "baton run: run r") ||
+		if code != 1 || !strings.Contains(out, "\noops\n") || !strings.Contains(errs, "baton run: run r") ||
 			!strings.Contains(errs, "exited with code 3") {
 			t.Fatalf("run bad --wait: exit %d (want 1, naming the run and why)\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 		}

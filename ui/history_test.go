@@ -167,7 +167,7 @@ func TestRunsTabPagesThroughArchivedRuns(t *testing.T) {
 	if oldest.Log != filepath.Join(w.Home(), "runs", oldest.ID+".log") {
 		t.Errorf("oldest run's log is %q", oldest.Log)
 	}
-	q.waitFor(t, "the archived run's log", func() bool { return strings.Contains(m.RunView.Log.Text(), "hello from the past") })
+	q.waitFor(t, "the archived run's log", func() bool { return strings.Contains(m.RunView.Log.Text(), "\nhello from the past\n") }) // the output, not the command line
 	if !m.RunView.Cancel.Disabled() {
 		t.Error("Cancel is enabled for a finished archived run")
 	}

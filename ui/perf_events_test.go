@@ -46,3 +46,28 @@ func (m *Main) offeredEvents() int {
 	defer m.pend.mu.Unlock()
 	return len(m.pend.evs)
 }
+
+// TestActionSnapshotIsNotUndone: after an action of this window, the snapshot it took is
+// shown, even if the watcher had offered an older one, not applied yet: that apply must
+// not put the older snapshot back (an editor whose new workflow is not in it closes).
+func TestActionSnapshotIsNotUndone(t *testing.T) {
+	isolate(t)
+	home := newHome(t)
+	w := openCore(t, home)
+	m, q := newUITicking(t, w, time.Hour)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	q.waitFor(t, "the writer role", roleIs(m, "Writer"))
+	older := w.Snapshot()
+	addWorkflow(t, w, "fresh", "true")
+	// This goroutine is the window's UI goroutine (it runs what is posted).
+	m.pend.mu.Lock() // the watcher's offer of the snapshot before the save, queued
+	m.pend.doc, m.pend.evs, m.pend.queued = older, append(m.pend.evs, host.Event{Kind: host.EventChanged}), true
+	m.pend.mu.Unlock()
+	m.freshDoc() // the action's own snapshot, as its callback takes it
+	m.applyPending()
+	if m.doc.Workflow("fresh") == nil {
+		t.Fatalf("the older snapshot (generation %d) was applied over the action's", m.doc.Generation)
+	}
+}

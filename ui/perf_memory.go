@@ -53,7 +53,13 @@ func (m *Main) releaseStartupMemory() {
 		return
 	}
 	m.released = true
-	time.AfterFunc(SettleDelay, func() { settleMemory() }) // a full collection: not on the UI goroutine
+	time.AfterFunc(SettleDelay, func() { // a full collection: not on the UI goroutine
+		select {
+		case <-m.stop: // closed meanwhile: nothing to settle for
+		default:
+			settleMemory()
+		}
+	})
 }
 
 // settleMemory sets the steady collector target and frees what the start left; tests

@@ -125,7 +125,7 @@ func (m *Main) CancelSelected() {
 	}, func(err error) {
 		m.RunView.roleNote = false // the result stays until the next change of run or role note
 		m.RunView.setNote(view.CancelResult(err, to))
-		m.doc = m.core.Snapshot()
+		m.freshDoc()
 		m.render(nil)
 	})
 }

@@ -313,7 +313,7 @@ func (s *Schedules) save() {
 			s.Message.SetText(msg)
 			return
 		}
-		s.m.doc = s.m.core.Snapshot()
+		s.m.freshDoc()
 		if cur := s.m.doc.Schedule(saved.ID); cur != nil {
 			s.load(cur)
 		}
@@ -335,7 +335,7 @@ func (s *Schedules) togglePause() {
 		} else {
 			s.Message.SetText(view.PausedText(paused))
 		}
-		s.m.doc = s.m.core.Snapshot()
+		s.m.freshDoc()
 		s.m.render(nil)
 	})
 }
@@ -356,7 +356,7 @@ func (s *Schedules) delete() {
 				s.Message.SetText(view.ErrText(err))
 				return
 			}
-			s.m.doc = s.m.core.Snapshot()
+			s.m.freshDoc()
 			s.close("Deleted.")
 			s.m.render(nil)
 		})

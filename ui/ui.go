@@ -258,10 +258,11 @@ type pending struct {
 // offer takes a snapshot of the core with the events that led to it and queues an apply
 // on the UI goroutine unless one is queued already. Watcher goroutine.
 func (m *Main) offer(evs []host.Event) {
-	doc, st, tk := m.core.Snapshot(), m.core.Status(), m.core.LastTakeover()
 	p := &m.pend
 	p.mu.Lock()
-	p.doc, p.st, p.tk = doc, st, tk
+	// Read under the lock: what is stored here is then never older than what was stored
+	// before it, the UI goroutine's own freshDoc included.
+	p.doc, p.st, p.tk = m.core.Snapshot(), m.core.Status(), m.core.LastTakeover()
 	p.evs = append(p.evs, evs...)
 	queue := !p.queued
 	p.queued = true
@@ -269,6 +270,20 @@ func (m *Main) offer(evs []host.Event) {
 	if queue {
 		m.post(m.applyPending)
 	}
+}
+
+// freshDoc makes m.doc the core's snapshot now, after an action of this window, and makes
+// it the pending apply's too. UI goroutine.
+//
+// Why: the watcher may hold an older snapshot, offered just before the action's save; its
+// apply, queued behind this, would put that snapshot back (an editor whose new workflow
+// is not in it closes, saying it was deleted).
+func (m *Main) freshDoc() {
+	p := &m.pend
+	p.mu.Lock()
+	m.doc = m.core.Snapshot()
+	p.doc = m.doc
+	p.mu.Unlock()
 }
 
 // applyPending applies what the watcher offered since the last apply. UI goroutine.

@@ -211,7 +211,7 @@ func (m *Main) SaveWorkflow() {
 			m.Editor.showError(err)
 			return
 		}
-		m.doc = m.core.Snapshot()
+		m.freshDoc()
 		m.selWF = def.Name
 		m.Editor.saved(m.doc.Workflow(def.Name), rev)
 		m.render(nil)
@@ -245,7 +245,7 @@ func (m *Main) renameTo(from, to string) {
 		return
 	}
 	m.runAsync(func() error { _, err := m.core.Intents().RenameWorkflow(context.Background(), from, to); return err }, func(err error) {
-		m.doc = m.core.Snapshot()
+		m.freshDoc()
 		w := m.doc.Workflow(strings.TrimSpace(to))
 		switch {
 		case err != nil && (w == nil || m.doc.Workflow(from) != nil):
@@ -279,7 +279,7 @@ func (m *Main) RunSelected() {
 			return
 		}
 		m.selRun = id
-		m.doc = m.core.Snapshot()
+		m.freshDoc()
 		m.Editor.setMessage(view.StartedText(id, to), widget.SuccessImportance)
 		m.render(nil)
 	})
@@ -301,7 +301,7 @@ func (m *Main) DeleteWorkflow() {
 				m.Editor.setMessage(view.ErrText(err), widget.DangerImportance)
 				return
 			}
-			m.doc = m.core.Snapshot()
+			m.freshDoc()
 			m.selWF = ""
 			m.Editor.clear(view.DeletedText(name))
 			m.render(nil)
