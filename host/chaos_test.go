@@ -1921,52 +1921,45 @@ func (h *chaos) kill(w *chaosWin) {
 // porcupine check (partition "term") must say so, and so must checkRoles and checkReaps.
 // Without the knob the same scenario must come out clean.
 //
-// R's copy is stale only if its takeover runs before its folder watch has reloaded the
-// file, a race R's lock wait usually wins; an attempt where the watch won is recognised
-// by R's reap set (it then reaps B's run) and repeated.
+// R's watch is held from the moment it is stopped until it writes, so its copy is stale
+// at its takeover every time; the control shows the re-read alone makes it right.
 func TestChaosCatchesSkippedReread(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		skip bool
 	}{{"control", false}, {"skip-takeover-reread", true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			const attempts = 5
-			for i := 1; i <= attempts; i++ {
-				h, stale, fresh := staleTakeover(t, tc.skip)
-				lin := h.lin.check(time.Minute)
-				h.checkRoles()
-				h.checkReaps()
-				views := checkViews(h.children())
-				h.mu.Lock()
-				other := append([]string(nil), h.viol...)
-				h.mu.Unlock()
-				other = append(other, views...)
-				if !tc.skip {
-					if !fresh {
-						t.Errorf("R's takeover (with its re-read) did not reap exactly B's run")
-					}
-					for _, v := range append(lin, other...) {
-						t.Error(v)
-					}
-					return
+			h, stale, fresh := staleTakeover(t, tc.skip)
+			lin := h.lin.check(time.Minute)
+			h.checkRoles()
+			h.checkReaps()
+			views := checkViews(h.children())
+			h.mu.Lock()
+			other := append([]string(nil), h.viol...)
+			h.mu.Unlock()
+			other = append(other, views...)
+			if !tc.skip {
+				if !fresh {
+					t.Errorf("R's takeover (with its re-read) did not reap exactly B's run")
 				}
-				if !stale {
-					t.Logf("attempt %d: R's watch reloaded the file before its takeover read it: the knob had nothing stale to use; again", i)
-					continue
-				}
-				t.Logf("attempt %d: linearizability: %q; other checks: %q", i, lin, other)
-				if !hasPrefixed(lin, "linearizability: partition term is not linearizable") {
-					t.Errorf("the linearizability check did not catch the stale takeover: %q", lin)
-				}
-				if !hasPrefixed(other, "epochs do not increase") {
-					t.Errorf("checkRoles did not catch the reused epoch: %q", other)
-				}
-				if !hasContaining(other, "reaped 2 times") {
-					t.Errorf("checkReaps did not catch the second reap of A's run: %q", other)
+				for _, v := range append(lin, other...) {
+					t.Error(v)
 				}
 				return
 			}
-			t.Fatalf("no attempt of %d produced a stale takeover: the reverse control could not be shown", attempts)
+			if !stale {
+				t.Fatal("R's takeover without its re-read did not work from its stale copy (it did not reap A's run, or it reaped B's): the held watch did not hold")
+			}
+			t.Logf("linearizability: %q; other checks: %q", lin, other)
+			if !hasPrefixed(lin, "linearizability: partition term is not linearizable") {
+				t.Errorf("the linearizability check did not catch the stale takeover: %q", lin)
+			}
+			if !hasPrefixed(other, "epochs do not increase") {
+				t.Errorf("checkRoles did not catch the reused epoch: %q", other)
+			}
+			if !hasContaining(other, "reaped 2 times") {
+				t.Errorf("checkReaps did not catch the second reap of A's run: %q", other)
+			}
 		})
 	}
 }
@@ -2010,7 +2003,8 @@ func staleTakeover(t *testing.T, skip bool) (h *chaos, stale, fresh bool) {
 		a.c.ok(map[string]any{"op": "add_workflow", "workflow": slotWF(i, 0)})
 	}
 	a.c.ok(addWF("hold", 4, "fail", "sleep", "30"))
-	var opts []childOpt
+	holdFile := filepath.Join(t.TempDir(), "hold-reloads")
+	opts := []childOpt{withEnv("BATON_TEST_HOLD_RELOADS=" + holdFile)}
 	if skip {
 		opts = append(opts, withEnv("BATON_TEST_SKIP_TAKEOVER_REREAD=1"))
 	}
@@ -2041,8 +2035,12 @@ func staleTakeover(t *testing.T, skip bool) (h *chaos, stale, fresh bool) {
 	r.c.waitEvent(0, 10*time.Second, func(e map[string]any) bool {
 		return e["event"] == "changed" && uint64(toF(e["generation"])) >= g
 	}) // R's copy now has run1 running under A
+	// From here until it writes, R's watch reads no change: its copy is stale when it
+	// takes over, every time (else its thawed watch could reload before its lock wake).
+	if err := os.WriteFile(holdFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	h.stopAll([]*chaosWin{r})
-	floodWatch(t, h.home)
 	write(a, 1)
 	run2, _ := h.startRun(a, "hold")
 	running(a, run2)
@@ -2060,6 +2058,9 @@ func staleTakeover(t *testing.T, skip bool) (h *chaos, stale, fresh bool) {
 
 	_ = r.c.cmd.Process.Signal(syscall.SIGCONT)
 	e := r.c.waitWriter(10 * time.Second)
+	if err := os.Remove(holdFile); err != nil {
+		t.Fatal(err)
+	}
 	reaped := map[string]bool{}
 	if rs, ok := e["reaped"].([]any); ok {
 		for _, x := range rs {
@@ -2091,25 +2092,6 @@ func staleTakeover(t *testing.T, skip bool) (h *chaos, stale, fresh bool) {
 	}
 	h.recordTakeovers()
 	return h, stale, fresh
-}
-
-// floodWatch queues folder events that name no file of Baton's in home: a stopped window's
-// folder watch must drain them, after it resumes, before it gets to the events of
-// workflows.json. It stands for a reader whose follow lags behind the writer.
-func floodWatch(t *testing.T, home string) {
-	a, b := filepath.Join(home, "flood-a"), filepath.Join(home, "flood-b")
-	if err := os.WriteFile(a, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 2500; i++ { // two events each way, well under the queue's 16384
-		if err := os.Rename(a, b); err != nil {
-			t.Fatal(err)
-		}
-		a, b = b, a
-	}
-	if err := os.Remove(a); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestChaosMinimumWork: a chaos run that killed nothing, or did too little, fails, however
@@ -2274,5 +2256,24 @@ func TestChaosServed(t *testing.T) {
 		if tc.want == "" && len(got) > 0 || tc.want != "" && !hasContaining(got, tc.want) {
 			t.Errorf("%s: checkServed = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// floodWatch queues folder events that name no file of Baton's in home: a stopped window's
+// folder watch must drain them, after it resumes, before it gets to the events of
+// workflows.json. It stands for a reader whose follow lags behind the writer.
+func floodWatch(t *testing.T, home string) {
+	a, b := filepath.Join(home, "flood-a"), filepath.Join(home, "flood-b")
+	if err := os.WriteFile(a, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2500; i++ { // two events each way, well under the queue's 16384
+		if err := os.Rename(a, b); err != nil {
+			t.Fatal(err)
+		}
+		a, b = b, a
+	}
+	if err := os.Remove(a); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -49,10 +49,15 @@ func childMain() int {
 }
 
 // setKnobsFromEnv switches off the protection a reverse control names:
-// BATON_TEST_SKIP_TAKEOVER_REREAD=1 only BecomeWriter's re-read.
+// BATON_TEST_SKIP_TAKEOVER_REREAD=1 only BecomeWriter's re-read. With
+// BATON_TEST_HOLD_RELOADS naming a file, the window's watch reads no change while that
+// file exists: its copy stays as stale as the test made it.
 func setKnobsFromEnv() {
 	if os.Getenv("BATON_TEST_SKIP_TAKEOVER_REREAD") == "1" {
 		knobs.skipTakeoverReread = true
+	}
+	if p := os.Getenv("BATON_TEST_HOLD_RELOADS"); p != "" {
+		knobs.holdReloads = func() bool { _, err := os.Stat(p); return err == nil }
 	}
 }
 

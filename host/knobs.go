@@ -9,4 +9,8 @@ var knobs struct {
 	// skipTakeoverReread makes BecomeWriter use the document in memory instead of
 	// re-reading workflows.json (step 2). Follow reloads and refresh-before-write stay on.
 	skipTakeoverReread bool
+	// holdReloads, while it returns true, keeps the window's watch from reading changes
+	// (store.Options.HoldReloads), so that a reverse control's takeover has a stale copy
+	// every time. Not a protection: a tool of the reverse controls.
+	holdReloads func() bool
 }

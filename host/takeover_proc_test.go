@@ -93,9 +93,12 @@ func TestF1TakeoverKeepsDeadWritersRecords(t *testing.T) {
 // the reader is frozen (SIGSTOP) while the writer records a workflow and starts a run, so
 // its copy is old; the writer is killed -9 while the reader is still frozen, then the
 // reader is thawed and takes over. Its follow reloads and refresh-before-write stay on, so
-// what its takeover decides from is all that differs. It returns the takeover's writer
-// event, the id of the dead writer's running run, and the epoch the dead writer wrote.
-func f1Frozen(t *testing.T, home string, skipReread bool) (ev map[string]any, run string, deadEpoch uint64, a, b *child) {
+// what its takeover decides from is all that differs. With hold, the reader's watch reads
+// no change from the moment it is frozen until it is the writer, so its copy is stale at
+// the takeover every time (else its thawed watch may reload before its lock wake). It
+// returns the takeover's writer event, the id of the dead writer's running run, and the
+// epoch the dead writer wrote.
+func f1Frozen(t *testing.T, home string, skipReread, hold bool) (ev map[string]any, run string, deadEpoch uint64, a, b *child) {
 	t.Helper()
 	marks := t.TempDir()
 	a = startChild(t, home)
@@ -107,12 +110,20 @@ func f1Frozen(t *testing.T, home string, skipReread bool) (ev map[string]any, ru
 	if skipReread {
 		opts = append(opts, withEnv("BATON_TEST_SKIP_TAKEOVER_REREAD=1"))
 	}
+	holdFile := filepath.Join(marks, "hold-reloads")
+	opts = append(opts, withEnv("BATON_TEST_HOLD_RELOADS="+holdFile))
 	b = startChild(t, home, opts...)
 	if b.initialRole() != "reader" {
 		t.Fatal("second window is not a reader")
 	}
 	if got := b.snapshot().names(); !contains(got, "before") {
 		t.Fatalf("reader did not load: %v", got)
+	}
+	if hold {
+		if err := os.WriteFile(holdFile, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(holdFile)
 	}
 	if err := b.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -150,7 +161,8 @@ func f1FrozenWrong(t *testing.T, ev map[string]any, run string, deadEpoch uint64
 func TestF1FrozenReaderTakeover(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		home := t.TempDir()
-		ev, run, deadEpoch, a, b := f1Frozen(t, home, false)
+		// The first attempt holds the reader's watch: the re-read alone must make it right.
+		ev, run, deadEpoch, a, b := f1Frozen(t, home, false, i == 0)
 		for _, w := range f1FrozenWrong(t, ev, run, deadEpoch) {
 			t.Errorf("attempt %d: %s", i, w)
 		}
@@ -168,24 +180,19 @@ func TestF1FrozenReaderTakeover(t *testing.T) {
 	}
 }
 
-// TestF1FrozenReaderReverseControl removes only BecomeWriter's re-read (follow reloads
-// and refresh-before-write stay on): the takeover then decides from the frozen copy. The
-// thawed reader's follow reload races its lock wake, so the re-read is what makes the
-// takeover right every time; without it, at least one of ten attempts goes wrong (a run
-// not reaped by the takeover, an epoch not above the dead writer's).
+// TestF1FrozenReaderReverseControl removes only BecomeWriter's re-read (refresh-before-
+// write stays on) from a reader whose watch is held while it is frozen, as in the first
+// attempt of TestF1FrozenReaderTakeover: the takeover then decides from the frozen copy
+// and goes wrong (a run not reaped by the takeover, an epoch not above the dead writer's).
+// So that test would notice the re-read gone.
 func TestF1FrozenReaderReverseControl(t *testing.T) {
-	const attempts = 10
-	for i := 0; i < attempts; i++ {
-		home := t.TempDir()
-		ev, run, deadEpoch, _, b := f1Frozen(t, home, true)
-		wrong := f1FrozenWrong(t, ev, run, deadEpoch)
-		b.kill9()
-		if len(wrong) > 0 {
-			t.Logf("attempt %d: without the re-read: %v", i, wrong)
-			return
-		}
+	ev, run, deadEpoch, _, b := f1Frozen(t, t.TempDir(), true, true)
+	wrong := f1FrozenWrong(t, ev, run, deadEpoch)
+	b.kill9()
+	if len(wrong) == 0 {
+		t.Fatal("the takeover without its re-read was right: the F1 frozen test would not notice the re-read gone")
 	}
-	t.Fatalf("in %d attempts the takeover without its re-read was never wrong: the F1 frozen test would not notice the re-read gone", attempts)
+	t.Logf("without the re-read: %v", wrong)
 }
 
 // sleeper returns argv for a step that forks a grandchild, writes both pids to dir, and

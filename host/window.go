@@ -118,7 +118,7 @@ func Open(home string, opts Options) (*Window, error) {
 	}
 	w := &Window{home: abs, self: self, opts: opts, inst: inst, audit: store.NewAudit(abs), role: RoleOpening}
 	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
-		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished})
+		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished, HoldReloads: knobs.holdReloads})
 	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	w.ctx, w.stop = context.WithCancel(context.Background())
 	if w.fsWarning = filesystemWarning(abs); w.fsWarning != "" {

@@ -84,6 +84,9 @@ func (s *Store) reloadLoop(ctx context.Context, kick chan bool, onChange func(*D
 		case <-ctx.Done():
 			return
 		case full := <-kick:
+			if s.opts.HoldReloads != nil && s.opts.HoldReloads() {
+				continue
+			}
 			var doc *Doc
 			var changed bool
 			var err error
