@@ -209,8 +209,8 @@ func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, err
 func (w *Window) resultSeen(rep *forwardReply) (map[string]any, error) {
 	m, err := rep.result()
 	if g := intOf(m["generation"]); err == nil && g > 0 && (w.Snapshot() == nil || w.Snapshot().Generation < uint64(g)) {
-		if d, changed, rerr := w.st.Refresh(); rerr == nil && changed {
-			w.publish(d)
+		if d, changed, rerr := w.st.Refresh(); changed || rerr != nil {
+			w.onFileChange(d, rerr) // as the watch would have: published, or the problem said
 		}
 	}
 	return m, err

@@ -56,19 +56,24 @@ func TestSeedSlowScheduledRunIsNeverRunTwice(t *testing.T) {
 	a.ok(map[string]any{"op": "add_schedule", "schedule": map[string]any{
 		"workflow": "slow", "every": "1s", "max_runtime": "1s", "overlap": "skip"}})
 	// Waits until the audit shows the overrun and two skipped occurrences (each second
-	// after the first is skipped while the run lives), however slow the machine is.
+	// after the first is skipped while the run lives) and the first run has ended (a double
+	// start could come until then), however slow the machine is.
 	var k map[string]int
+	ended := false
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		k = auditKinds(t, a)
-		if k["overrun"] >= 1 && k["skipped"] >= 2 || time.Now().After(deadline) {
+		for _, r := range a.snapshot().Runs {
+			ended = ended || r.Status == "succeeded"
+		}
+		if k["overrun"] >= 1 && k["skipped"] >= 2 && ended || time.Now().After(deadline) {
 			break
 		}
 	}
 	if d := lines(filepath.Join(marks, "double")); len(d) > 0 {
 		t.Fatalf("two runs of the schedule ran at once (%d times)", len(d))
 	}
-	if k["overrun"] < 1 || k["skipped"] < 2 || k["reclaim"] != 0 {
-		t.Fatalf("audit: %v, want overrun >= 1, skipped >= 2, no reclaim", k)
+	if k["overrun"] < 1 || k["skipped"] < 2 || k["reclaim"] != 0 || !ended {
+		t.Fatalf("audit: %v, want overrun >= 1, skipped >= 2, no reclaim; first run ended: %v", k, ended)
 	}
 	snap := a.snapshot()
 	running := 0

@@ -77,7 +77,7 @@ func (w *Window) schedulePassAsOf(t *Term, asOf time.Time) time.Time {
 	if snap, _ := w.st.View(); pass(schedulingCopy(snap)) == store.ErrNoChange {
 		return next
 	}
-	_, err := t.Update(t.ctx, pass)
+	saved, err := t.Update(t.ctx, pass)
 	if err != nil {
 		w.opts.Logf("scheduler: %v", err)
 		return next
@@ -90,7 +90,15 @@ func (w *Window) schedulePassAsOf(t *Term, asOf time.Time) time.Time {
 			w.auditDecision(dec)
 		}
 		if dec.Cancel != "" {
-			eng.Cancel(dec.Cancel, fmt.Sprintf("cancelled by schedule %s: %s", dec.Schedule, dec.Reason))
+			// The reason saved in the run, which its follower passes on if this misses it
+			// (a run the engine does not follow yet): the same words either way.
+			reason := fmt.Sprintf("cancelled by schedule %s: %s", dec.Schedule, dec.Reason)
+			if saved != nil {
+				if r := saved.Run(dec.Cancel); r != nil && r.CancelReason != "" {
+					reason = r.CancelReason
+				}
+			}
+			eng.Cancel(dec.Cancel, reason)
 		}
 	}
 	if started {
@@ -108,12 +116,13 @@ func (w *Window) auditDecision(dec workflow.Decision) {
 }
 
 // schedulingCopy is d with its own copy of what a scheduling pass may change: the
-// schedules, the run counter, new runs and the runs Overruns may mark. The workflows, which
-// the pass only reads, are d's, and so are the runs unless one of them is a live scheduled
-// run (the only runs a pass changes in place): a document's runs are hundreds, and
-// copying them every second was, with the collections it caused, most of an idle
-// window's CPU (5-7 ms a second on a big home). Appends to the clipped slice go to a new
-// array, never past the end of d's.
+// schedules, the run counter, new runs and the live scheduled runs (Overruns marks and
+// cancels running ones; replace cancels a running one, or finishes a queued one). The
+// workflows, which the pass only reads, are d's, and so are the runs unless one of them
+// is a live scheduled run (the only runs a pass changes in place): a document's runs are
+// hundreds, and copying them every second was, with the collections it caused, most of
+// an idle window's CPU (5-7 ms a second on a big home). Appends to the clipped slice go
+// to a new array, never past the end of d's.
 func schedulingCopy(d *store.Doc) *store.Doc {
 	c := *d
 	c.Schedules = make([]store.Schedule, len(d.Schedules))
@@ -122,8 +131,8 @@ func schedulingCopy(d *store.Doc) *store.Doc {
 	}
 	c.Runs = slices.Clip(d.Runs)
 	for i := range d.Runs {
-		if r := &d.Runs[i]; r.Status == store.StatusRunning && r.Schedule != "" {
-			c.Runs = slices.Clone(d.Runs) // Overruns sets a value field: no pointer needs its own copy
+		if r := &d.Runs[i]; r.Active() && r.Schedule != "" {
+			c.Runs = slices.Clone(d.Runs) // a pass sets value fields only: no pointer needs its own copy
 			break
 		}
 	}

@@ -139,6 +139,57 @@ func BenchmarkIdleSchedulePass(b *testing.B) {
 	}
 }
 
+// TestReplaceOfAQueuedRunIsSaved: replace of a scheduled run still queued (its lane taken
+// by a manual run) finishes it in the pass's save, where every reader sees it, and the pass
+// tried first on a copy leaves the document in memory alone (it shared the queued run,
+// the change then looked like no change, and the disk kept the run queued).
+func TestReplaceOfAQueuedRunIsSaved(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(time.Now().UTC().UnixNano())
+	w := schedulerWindow(t, Options{NoScheduler: true, Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
+	ctx := context.Background()
+	lane := json.RawMessage(`{"name":"lane","max_concurrent":1,"on_owner_lost":"fail","steps":[{"name":"s","argv":["sleep","60"]}]}`)
+	if _, err := Call(ctx, w, &Request{Op: "add_workflow", Workflow: lane}); err != nil {
+		t.Fatal(err)
+	}
+	manual, _, err := w.Intents().StartRun(ctx, "lane", "by hand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = w.Intents().CancelRun(context.Background(), manual.ID) })
+	if _, err := Call(ctx, w, &Request{Op: "add_schedule", Schedule: json.RawMessage(`{"workflow":"lane","every":"1h","overlap":"replace","catch_up":"none"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	term := w.currentTerm()
+	w.schedulePass(term)
+	clock.Add(int64(time.Hour + time.Second))
+	w.schedulePass(term) // due: its run waits, the lane taken
+	var queued string
+	d, _ := w.st.View()
+	for _, r := range d.Runs {
+		if r.Schedule != "" && r.Status == store.StatusQueued {
+			queued = r.ID
+		}
+	}
+	if queued == "" {
+		t.Fatal("the scheduled run is not queued behind the manual one")
+	}
+	before, _ := w.st.View()
+	kept := before.Clone()
+	clock.Add(int64(time.Hour))
+	w.schedulePass(term) // due again: replaces the queued run
+	if !reflect.DeepEqual(before, kept) {
+		t.Fatal("the pass changed the older document in memory")
+	}
+	disk, err := store.New(w.Home(), store.Options{}).Reload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := disk.Run(queued); r == nil || r.Status != store.StatusCancelled {
+		t.Fatalf("the replaced queued run on disk: %+v, want cancelled", r)
+	}
+}
+
 // schedulerWindow opens and starts a window on a new home with opts: the writer, whose
 // scheduling passes the caller drives.
 func schedulerWindow(tb testing.TB, opts Options) *Window {

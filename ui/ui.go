@@ -258,11 +258,13 @@ type pending struct {
 // offer takes a snapshot of the core with the events that led to it and queues an apply
 // on the UI goroutine unless one is queued already. Watcher goroutine.
 func (m *Main) offer(evs []host.Event) {
+	doc, st, tk := m.core.Snapshot(), m.core.Status(), m.core.LastTakeover()
 	p := &m.pend
 	p.mu.Lock()
-	// Read under the lock: what is stored here is then never older than what was stored
-	// before it, the UI goroutine's own freshDoc included.
-	p.doc, p.st, p.tk = m.core.Snapshot(), m.core.Status(), m.core.LastTakeover()
+	if !older(doc, p.doc) { // a snapshot read before the one freshDoc stored is not kept
+		p.doc = doc
+	}
+	p.st, p.tk = st, tk
 	p.evs = append(p.evs, evs...)
 	queue := !p.queued
 	p.queued = true
@@ -279,11 +281,20 @@ func (m *Main) offer(evs []host.Event) {
 // apply, queued behind this, would put that snapshot back (an editor whose new workflow
 // is not in it closes, saying it was deleted).
 func (m *Main) freshDoc() {
+	m.doc = m.core.Snapshot()
 	p := &m.pend
 	p.mu.Lock()
-	m.doc = m.core.Snapshot()
-	p.doc = m.doc
+	if !older(m.doc, p.doc) {
+		p.doc = m.doc
+	}
 	p.mu.Unlock()
+}
+
+// older reports whether snapshot a comes before b (by writer epoch, then generation), as
+// the core publishes them. The core's methods are called outside the pending lock: they
+// may wait for a save, which the UI goroutine must not wait for.
+func older(a, b *store.Doc) bool {
+	return a != nil && b != nil && (a.Epoch < b.Epoch || (a.Epoch == b.Epoch && a.Generation < b.Generation))
 }
 
 // applyPending applies what the watcher offered since the last apply. UI goroutine.

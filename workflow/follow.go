@@ -148,6 +148,9 @@ func (e *Engine) Adopt(r store.Run, adopt bool) {
 		return
 	}
 	f := e.register(r.ID, r.Attempt, adopt)
+	if r.CancelRequested { // asked before this engine knew the run: carried out now
+		f.requestCancel(e.home, r.ID, cmp.Or(r.CancelReason, "cancelled by request"))
+	}
 	go func() {
 		defer e.wg.Done()
 		defer e.forget(r.ID)

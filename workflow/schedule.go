@@ -477,11 +477,12 @@ func occur(d *store.Doc, s *store.Schedule, due, now time.Time, owner store.Owne
 		s.Pending = append(s.Pending, due)
 		return []Decision{{Kind: DecisionQueued, Schedule: s.ID, Due: due, Run: live.ID, Reason: "waits for the live run to end"}}
 	case OverlapReplace:
-		if live.Status == store.StatusQueued { // nothing to wait for: it never started
-			Finish(live, store.StatusCancelled, nil, fmt.Sprintf("cancelled before it started: replaced by the occurrence of %s (schedule %s)", due.Format(time.RFC3339), s.ID), now)
+		if live.Status == store.StatusQueued { // nothing to wait for: no step of it runs
+			Finish(live, store.StatusCancelled, nil, fmt.Sprintf("cancelled while queued: replaced by the occurrence of %s (schedule %s)", due.Format(time.RFC3339), s.ID), now)
 			ReleaseScheduleLock(d, live.ID)
+			s.Pending = nil // as when a running run is replaced: the newest occurrence wins
 			return []Decision{{Kind: DecisionReplace, Schedule: s.ID, Due: due, Run: live.ID,
-				Reason: "replaces the queued run, which never started"}, startOccurrence(d, s, due, now, owner)}
+				Reason: "replaces the queued run"}, startOccurrence(d, s, due, now, owner)}
 		}
 		s.Pending = []time.Time{due}
 		askCancel(live, fmt.Sprintf("cancelled by schedule %s: replaced by the occurrence of %s", s.ID, due.Format(time.RFC3339)))

@@ -200,11 +200,23 @@ func TestReplaceIsRecordedInTheRun(t *testing.T) {
 	if kinds(decs) != "replace,started" || decs[0].Cancel != "" {
 		t.Fatalf("replace of a queued run: %+v", decs)
 	}
-	if r := d.Run(queued); r.Status != store.StatusCancelled || !strings.Contains(r.Error, "before it started") {
+	if r := d.Run(queued); r.Status != store.StatusCancelled || !strings.Contains(r.Error, "cancelled while queued") {
 		t.Fatalf("replaced queued run: %+v", r)
 	}
 	if runs := runsOf(d, id); len(runs) != 2 || d.Schedule(id).Lock == nil || d.Schedule(id).Lock.Run != runs[1].ID || len(d.Schedule(id).Pending) != 0 {
 		t.Fatalf("the replacing occurrence did not start: %+v, lock %+v", runs, d.Schedule(id).Lock)
+	}
+
+	// Missed occurrences waiting in order (catch_up all) do not run after the one that
+	// replaced the queued run: as when a running run is replaced, the newest wins.
+	d, id = schedDoc(t, store.Schedule{Every: store.Duration(time.Minute), Overlap: OverlapReplace, CatchUp: CatchUpAll})
+	Tick(d, t0.Add(5*time.Minute+30*time.Second), me) // 5 late: the first queued, 4 waiting
+	if n := len(d.Schedule(id).Pending); n == 0 {
+		t.Fatal("no missed occurrence waits: the case is not set up")
+	}
+	Tick(d, t0.Add(6*time.Minute), me) // on time, the first late run still queued
+	if s := d.Schedule(id); len(s.Pending) != 0 || d.Run(s.Lock.Run).Due != t0.Add(6*time.Minute) {
+		t.Fatalf("after replacing the queued run: pending %v, lock on the run due %v", s.Pending, d.Run(s.Lock.Run).Due)
 	}
 }
 
