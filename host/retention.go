@@ -115,6 +115,12 @@ func (w *Window) retentionPass(t *Term) {
 	if rep.LogsRemoved+rep.Archive.Dropped > 0 {
 		w.opts.Logf("retention: %d logs (%d bytes) and %d archived runs removed, %d left for the next pass, in %s",
 			rep.LogsRemoved, rep.LogBytes, rep.Archive.Dropped, rep.Pending, rep.Took)
+		// The audit log says where the history went (the Activity tab shows it).
+		if err := w.audit.Append(store.RetentionPass{LogsRemoved: rep.LogsRemoved, LogBytes: rep.LogBytes,
+			ArchivedRemoved: rep.Archive.Dropped, ByRule: rep.ByRule, ByCap: rep.ByCap, Pending: rep.Pending,
+			KeptBytes: rep.KeptBytes, TookMS: ms(rep.Took)}); err != nil {
+			w.opts.Logf("retention: %v", err)
+		}
 	}
 }
 

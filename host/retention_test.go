@@ -515,3 +515,52 @@ func TestRetentionLoopPassesAndEndsWithTheTerm(t *testing.T) {
 		t.Fatal("the loop goes on after its term ended")
 	}
 }
+
+// TestRetentionPassIsAudited: a pass that removed history says so in the audit log, with
+// what it removed and why; a pass that removed nothing writes nothing.
+func TestRetentionPassIsAudited(t *testing.T) {
+	w, tm := retentionHome(t)
+	home := w.Home()
+	long := time.Now().Add(-30 * 24 * time.Hour)
+	var archived []store.Run
+	for seq := 1; seq <= 4; seq++ {
+		archived = append(archived, oldRun(t, home, "w", seq, store.StatusSucceeded, long.Add(time.Duration(seq)*time.Minute), 5000))
+	}
+	if err := w.st.Archive().Append(archived); err != nil {
+		t.Fatal(err)
+	}
+	putRuns(t, tm, oldRun(t, home, "w", 5, store.StatusSucceeded, long.Add(5*time.Minute), 10))
+	if _, err := w.Intents().SetRetention(context.Background(), "w", &store.Retention{KeepRuns: 1, KeepFor: store.Duration(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	passes := func() []store.RetentionPass {
+		es, err := w.audit.Read(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []store.RetentionPass
+		for _, e := range es {
+			if e.Kind == store.KindRetention {
+				var p store.RetentionPass
+				if err := e.Decode(&p); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	w.retentionPass(tm)
+	got := passes()
+	if len(got) != 1 || got[0].LogsRemoved != 4 || got[0].ArchivedRemoved != 4 || got[0].ByRule != 4 ||
+		got[0].LogBytes < 4*5000 || got[0].KeptBytes <= 0 {
+		t.Fatalf("audited passes %+v, want one that removed the 4 oldest runs' logs and records", got)
+	}
+	st := w.retention()
+	st.idle.Store(0)
+	st.at.Store(time.Now().Add(-retentionIdle).UnixNano()) // a pass is due again
+	w.retentionPass(tm)
+	if n := len(passes()); n != 1 || st.at.Load() < time.Now().Add(-time.Minute).UnixNano() {
+		t.Fatalf("%d passes audited after a second pass that removed nothing (it ran: %v), want 1", n, st.at.Load() >= time.Now().Add(-time.Minute).UnixNano())
+	}
+}

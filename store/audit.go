@@ -61,6 +61,8 @@ const (
 	KindReplace  = "replace"  // a schedule's occurrence replaces its live run (Replace)
 	KindCatchUp  = "catch_up" // a schedule handled missed occurrences (CatchUp)
 	KindOverrun  = "overrun"  // a scheduled run went past its max_runtime (Overrun)
+	// KindRetention: a retention pass removed run logs and archived runs (RetentionPass).
+	KindRetention = "retention"
 	// A person's own changes, saved through the window's intents.
 	KindWorkflowChange = "workflow" // a workflow was created, updated, renamed or deleted (WorkflowChange)
 	KindScheduleChange = "schedule" // a schedule was added, changed, paused, resumed or deleted (ScheduleChange)
@@ -203,6 +205,22 @@ type CatchUp struct {
 	Missed  int         `json:"missed"`
 	Running []time.Time `json:"running,omitempty"` // the missed occurrences that run
 }
+
+// RetentionPass records a retention pass that removed history: the logs of the finished runs
+// the workflows' rules (or the home's size cap) let go, and their archived records.
+type RetentionPass struct {
+	LogsRemoved     int     `json:"logs_removed"`
+	LogBytes        int64   `json:"log_bytes"`         // what the removed logs took on disk
+	ArchivedRemoved int     `json:"archived_removed"`  // archived run records removed
+	ByRule          int     `json:"by_rule"`           // runs let go by the keep rules (newest N, D days)
+	ByCap           int     `json:"by_cap"`            // more runs let go by the home's size cap
+	Pending         int     `json:"pending,omitempty"` // left for the next pass (a pass is bounded)
+	KeptBytes       int64   `json:"kept_bytes"`        // what the history kept takes
+	TookMS          float64 `json:"took_ms"`
+}
+
+// AuditKind is "retention".
+func (RetentionPass) AuditKind() string { return KindRetention }
 
 // AuditKind is "takeover".
 func (Takeover) AuditKind() string { return KindTakeover }

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -226,7 +228,7 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 	v.body.Show()
 	if r.ID != v.id || r.Log != v.logPath {
 		v.id, v.logPath = r.ID, r.Log
-		v.LogPane.reset("")
+		v.LogPane.reset(logGone(r))
 		v.logGen = v.m.tail.follow(r.Log)
 		v.setNote("")
 		v.roleNote = false
@@ -251,6 +253,19 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 		v.Supervisor.Hide()
 	}
 	v.Times.SetText(f.Times)
+}
+
+// logGone is what the log pane says of finished run r whose log file is gone (history
+// retention removed it, or a person did), and "" otherwise: an empty pane would read as a
+// run that printed nothing. A queued run has no log yet.
+func logGone(r *store.Run) string {
+	if r.Active() || r.Log == "" {
+		return ""
+	}
+	if _, err := os.Stat(r.Log); errors.Is(err, fs.ErrNotExist) {
+		return view.LogGoneText
+	}
+	return ""
 }
 
 // setWritable enables Cancel for a writer and an active run; a reader sees why not.

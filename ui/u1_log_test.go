@@ -155,3 +155,34 @@ func TestLogGetsMostOfTheRunsTab(t *testing.T) {
 		t.Logf("at %v: %.1f lines", size, n)
 	}
 }
+
+// TestLogOfARunWhoseLogIsGone: a finished run whose log file was removed (by history
+// retention, or by hand) says so in the log pane instead of showing an empty log; a run
+// whose log is there shows it.
+func TestLogOfARunWhoseLogIsGone(t *testing.T) {
+	_, w, m, q := writerUI(t)
+	addWorkflow(t, w, "quick", "echo", "out-of-quick")
+	q.waitFor(t, "the workflow listed", func() bool { return m.Workflows.Length() == 1 })
+	var ids []string
+	for range 2 {
+		run, _, err := w.Intents().StartRun(context.Background(), "quick", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, run.ID)
+		q.waitFor(t, "the run to end", func() bool { r := w.Snapshot().Run(run.ID); return r != nil && !r.Active() })
+	}
+	m.ShowRun(ids[1])
+	q.waitFor(t, "the second run's log", func() bool { return strings.Contains(m.RunView.Log.Text(), "\nout-of-quick\n") })
+	if strings.Contains(m.RunView.Log.Text(), "log is gone") {
+		t.Fatalf("a run whose log is there says it is gone: %q", m.RunView.Log.Text())
+	}
+	gone := w.Snapshot().Run(ids[0])
+	if err := os.Remove(gone.Log); err != nil {
+		t.Fatal(err)
+	}
+	m.ShowRun(ids[0])
+	if got := m.RunView.Log.Text(); !strings.Contains(got, "log is gone") {
+		t.Fatalf("the log pane of run %s, whose log is gone, shows %q", ids[0], got)
+	}
+}

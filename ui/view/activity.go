@@ -108,7 +108,13 @@ func Describe(e store.Entry) string {
 	case store.KindQueued:
 		return fmt.Sprintf("Schedule %v queued an occurrence behind a running run", d["schedule"]) + rest(d, "schedule")
 	case store.KindReplace:
-		return fmt.Sprintf("Schedule %v replaced its running run with a new occurrence", d["schedule"]) + rest(d, "schedule")
+		return fmt.Sprintf("Schedule %v replaced its live run with a new occurrence", d["schedule"]) + rest(d, "schedule")
+	case store.KindRetention:
+		var r store.RetentionPass
+		if e.Decode(&r) != nil {
+			break
+		}
+		return retention(r)
 	case store.KindCatchUp:
 		return fmt.Sprintf("Schedule %v caught up on missed occurrences", d["schedule"]) + rest(d, "schedule")
 	case "cancel": // no version of Baton writes it; kept as the Activity tab always read it
@@ -135,6 +141,50 @@ func Describe(e store.Entry) string {
 		return s + rest(d, "from", "to", "runs", "epoch")
 	}
 	return fmt.Sprintf("%s: %s", e.Kind, who) + rest(d)
+}
+
+// retention says what a retention pass removed, and why.
+func retention(r store.RetentionPass) string {
+	s := "Retention removed " + Plural(r.LogsRemoved, "run log", "run logs")
+	if r.LogBytes > 0 {
+		s += " (" + SizeText(r.LogBytes) + ")"
+	}
+	if r.ArchivedRemoved > 0 {
+		s += " and " + Plural(r.ArchivedRemoved, "archived run", "archived runs")
+	}
+	var why []string
+	if r.ByRule > 0 {
+		why = append(why, fmt.Sprintf("%d by the workflows' keep rules", r.ByRule))
+	}
+	if r.ByCap > 0 {
+		why = append(why, fmt.Sprintf("%d by the home's size cap", r.ByCap))
+	}
+	if len(why) > 0 {
+		s += ": " + strings.Join(why, ", ")
+	}
+	if r.Pending > 0 {
+		s += "; " + Plural(r.Pending, "run is", "runs are") + " left for the next pass"
+	}
+	return s + fmt.Sprintf(" (history kept: %s)", SizeText(r.KeptBytes))
+}
+
+// SizeText is a size on disk for people: 512 B, 3.4 KB, 12 MB, 1.1 GB (powers of 1024).
+func SizeText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, suffix := float64(n)/unit, "KB"
+	for _, next := range []string{"MB", "GB", "TB"} {
+		if f < unit {
+			break
+		}
+		f, suffix = f/unit, next
+	}
+	if f < 10 {
+		return fmt.Sprintf("%.1f %s", f, suffix)
+	}
+	return fmt.Sprintf("%.0f %s", f, suffix)
 }
 
 // changeWords says what a person's change did, for the Activity tab.

@@ -100,6 +100,8 @@ func TestDescribeRecordsAsWritten(t *testing.T) {
 		store.Shutdown{Epoch: 3, Instance: "i"},
 		store.Skipped{ScheduleNote: note}, store.Queued{ScheduleNote: note}, store.Replace{ScheduleNote: note},
 		store.Overrun{ScheduleNote: note}, store.CatchUp{ScheduleNote: note, Missed: 2},
+		store.RetentionPass{LogsRemoved: 12, LogBytes: 3 << 20, ArchivedRemoved: 10, ByRule: 11, ByCap: 1, Pending: 2, KeptBytes: 900 << 20},
+		store.RetentionPass{LogsRemoved: 1, LogBytes: 4096, ByRule: 1, KeptBytes: 512},
 	}
 	for _, r := range recs {
 		if err := a.Append(r); err != nil {
@@ -120,9 +122,11 @@ func TestDescribeRecordsAsWritten(t *testing.T) {
 		"Window pid %d closed and stopped writing",
 		"Schedule s1 skipped an occurrence because a run was still going; due 2026-05-04T03:00:00Z; reason why; run r1",
 		"Schedule s1 queued an occurrence behind a running run; due 2026-05-04T03:00:00Z; reason why; run r1",
-		"Schedule s1 replaced its running run with a new occurrence; due 2026-05-04T03:00:00Z; reason why; run r1",
+		"Schedule s1 replaced its live run with a new occurrence; due 2026-05-04T03:00:00Z; reason why; run r1",
 		"Run r1 ran past its time budget; due 2026-05-04T03:00:00Z; reason why; schedule s1",
 		"Schedule s1 caught up on missed occurrences; due 2026-05-04T03:00:00Z; missed 2; reason why; run r1",
+		"Retention removed 12 run logs (3.0 MB) and 10 archived runs: 11 by the workflows' keep rules, 1 by the home's size cap; 2 runs are left for the next pass (history kept: 900 MB)",
+		"Retention removed 1 run log (4.0 KB): 1 by the workflows' keep rules (history kept: 512 B)",
 	}
 	for i, e := range es {
 		w := want[i]

@@ -61,6 +61,9 @@ type RunFacts struct {
 	Times      string
 }
 
+// LogGoneText is what the log pane shows for a finished run whose log file is gone.
+const LogGoneText = "(This run's log is gone: history retention removed it, as the workflow's retention settings say, or it was deleted by hand.)\n"
+
 // FactsOf is what the run view shows of r; self is this window's pid.
 func FactsOf(r *store.Run, self int, now time.Time) RunFacts {
 	f := RunFacts{Title: fmt.Sprintf("Run %s of %s", r.ID, r.Workflow), Status: r.Status, Tone: StatusTone(r.Status),
