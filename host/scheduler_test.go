@@ -58,14 +58,8 @@ func TestIdleSchedulePassSavesNothing(t *testing.T) {
 // never writes into the document in memory, even when it marks a run past its
 // max_runtime.
 func TestSchedulePassLeavesTheSnapshotAlone(t *testing.T) {
-	var clock atomic.Int64
-	clock.Store(time.Now().UTC().UnixNano())
-	w := schedulerWindow(t, Options{NoScheduler: true, Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
+	w, clock := sleepingWorkflowWindow(t, "slow")
 	ctx := context.Background()
-	slow := json.RawMessage(`{"name":"slow","max_concurrent":1,"on_owner_lost":"fail","steps":[{"name":"s","argv":["sleep","60"]}]}`)
-	if _, err := Call(ctx, w, &Request{Op: "add_workflow", Workflow: slow}); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := Call(ctx, w, &Request{Op: "add_schedule", Schedule: json.RawMessage(`{"workflow":"slow","every":"1h","max_runtime":"1m","catch_up":"none"}`)}); err != nil {
 		t.Fatal(err)
 	}
@@ -144,14 +138,8 @@ func BenchmarkIdleSchedulePass(b *testing.B) {
 // tried first on a copy leaves the document in memory alone (it shared the queued run,
 // the change then looked like no change, and the disk kept the run queued).
 func TestReplaceOfAQueuedRunIsSaved(t *testing.T) {
-	var clock atomic.Int64
-	clock.Store(time.Now().UTC().UnixNano())
-	w := schedulerWindow(t, Options{NoScheduler: true, Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
+	w, clock := sleepingWorkflowWindow(t, "lane")
 	ctx := context.Background()
-	lane := json.RawMessage(`{"name":"lane","max_concurrent":1,"on_owner_lost":"fail","steps":[{"name":"s","argv":["sleep","60"]}]}`)
-	if _, err := Call(ctx, w, &Request{Op: "add_workflow", Workflow: lane}); err != nil {
-		t.Fatal(err)
-	}
 	manual, _, err := w.Intents().StartRun(ctx, "lane", "by hand")
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +180,20 @@ func TestReplaceOfAQueuedRunIsSaved(t *testing.T) {
 
 // schedulerWindow opens and starts a window on a new home with opts: the writer, whose
 // scheduling passes the caller drives.
+// sleepingWorkflowWindow is a writer window whose scheduler runs only when the test calls
+// it, on a clock the test moves, with workflow name: one lane, a step that sleeps 60 s.
+func sleepingWorkflowWindow(t *testing.T, name string) (*Window, *atomic.Int64) {
+	t.Helper()
+	clock := new(atomic.Int64)
+	clock.Store(time.Now().UTC().UnixNano())
+	w := schedulerWindow(t, Options{NoScheduler: true, Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
+	def := json.RawMessage(fmt.Sprintf(`{"name":%q,"max_concurrent":1,"on_owner_lost":"fail","steps":[{"name":"s","argv":["sleep","60"]}]}`, name))
+	if _, err := Call(context.Background(), w, &Request{Op: "add_workflow", Workflow: def}); err != nil {
+		t.Fatal(err)
+	}
+	return w, clock
+}
+
 func schedulerWindow(tb testing.TB, opts Options) *Window {
 	tb.Helper()
 	w, err := Open(tb.TempDir(), opts)
