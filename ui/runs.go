@@ -257,9 +257,10 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 
 // logGone is what the log pane says of finished run r whose log file is gone (history
 // retention removed it, or a person did), and "" otherwise: an empty pane would read as a
-// run that printed nothing. A queued run has no log yet.
+// run that printed nothing. A queued run has no log yet, and a run cancelled before it
+// started never had one.
 func logGone(r *store.Run) string {
-	if r.Active() || r.Log == "" {
+	if r.Active() || r.Log == "" || r.Started.IsZero() {
 		return ""
 	}
 	if _, err := os.Stat(r.Log); errors.Is(err, fs.ErrNotExist) {

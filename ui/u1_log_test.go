@@ -6,10 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
+	"baton/store"
 )
 
 // newLogTestPane returns a log pane in a window of the given size, with lines lines.
@@ -184,5 +187,31 @@ func TestLogOfARunWhoseLogIsGone(t *testing.T) {
 	m.ShowRun(ids[0])
 	if got := m.RunView.Log.Text(); !strings.Contains(got, "log is gone") {
 		t.Fatalf("the log pane of run %s, whose log is gone, shows %q", ids[0], got)
+	}
+}
+
+// TestLogGoneOnlyForAFinishedRunThatStarted: a run that never started (cancelled while
+// queued) or is still going has no log to miss.
+func TestLogGoneOnlyForAFinishedRunThatStarted(t *testing.T) {
+	dir := t.TempDir()
+	there := filepath.Join(dir, "there.log")
+	if err := os.WriteFile(there, []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.log")
+	at := time.Now()
+	for _, c := range []struct {
+		r    store.Run
+		gone bool
+	}{
+		{store.Run{Status: store.StatusSucceeded, Log: missing, Started: at}, true},
+		{store.Run{Status: store.StatusSucceeded, Log: there, Started: at}, false},
+		{store.Run{Status: store.StatusCancelled, Log: missing}, false}, // cancelled while queued
+		{store.Run{Status: store.StatusRunning, Log: missing, Started: at}, false},
+		{store.Run{Status: store.StatusQueued, Log: missing}, false},
+	} {
+		if got := logGone(&c.r) != ""; got != c.gone {
+			t.Errorf("%s run (started %v, log %s): gone %v, want %v", c.r.Status, !c.r.Started.IsZero(), filepath.Base(c.r.Log), got, c.gone)
+		}
 	}
 }
