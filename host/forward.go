@@ -208,7 +208,10 @@ func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, err
 // died since).
 func (w *Window) resultSeen(rep *forwardReply) (map[string]any, error) {
 	m, err := rep.result()
-	if g := intOf(m["generation"]); err == nil && g > 0 && (w.Snapshot() == nil || w.Snapshot().Generation < uint64(g)) {
+	if g := intOf(m["generation"]); err == nil && g > 0 {
+		if d := w.Snapshot(); d != nil && d.Generation >= uint64(g) {
+			return m, nil // the watch brought it already
+		}
 		if d, changed, rerr := w.st.Refresh(); changed || rerr != nil {
 			w.onFileChange(d, rerr) // as the watch would have: published, or the problem said
 		}

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
 	"time"
@@ -89,16 +88,12 @@ func (w *Window) schedulePassAsOf(t *Term, asOf time.Time) time.Time {
 		} else {
 			w.auditDecision(dec)
 		}
+		// The request is saved in the run; the engine is told at once, with the same
+		// words its follower passes on if this misses it (a run it does not follow yet).
 		if dec.Cancel != "" {
-			// The reason saved in the run, which its follower passes on if this misses it
-			// (a run the engine does not follow yet): the same words either way.
-			reason := fmt.Sprintf("cancelled by schedule %s: %s", dec.Schedule, dec.Reason)
-			if saved != nil {
-				if r := saved.Run(dec.Cancel); r != nil && r.CancelReason != "" {
-					reason = r.CancelReason
-				}
+			if r := saved.Run(dec.Cancel); r != nil {
+				eng.Cancel(dec.Cancel, workflow.CancelReasonOf(r))
 			}
-			eng.Cancel(dec.Cancel, reason)
 		}
 	}
 	if started {

@@ -152,7 +152,7 @@ func (s *Intents) CancelRun(ctx context.Context, id string) (uint64, error) {
 	defer w.Unsubscribe(sub)
 	// A run claimed in the same commit may not be registered with the engine yet; its
 	// executor then sees cancel_requested at its first save and stops it.
-	if t == nil || (!t.engine.Cancel(id, "cancelled by request") && !ours) {
+	if t == nil || (!t.engine.Cancel(id, workflow.RequestedCancel) && !ours) {
 		return gen(d), fmt.Errorf("%w: run %s is not executed by this window", workflow.ErrConflict, id)
 	}
 	// Wait until the executor recorded it (its run event), or the term ended.

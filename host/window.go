@@ -354,7 +354,7 @@ func (w *Window) publish(doc *store.Doc) {
 	w.pubMu.Lock()
 	defer w.pubMu.Unlock()
 	old := w.published
-	if old == doc || (old != nil && (doc.Epoch < old.Epoch || (doc.Epoch == old.Epoch && doc.Generation <= old.Generation))) {
+	if old == doc || (old != nil && !old.Before(doc)) {
 		return // never publish an older view after a newer one (callers of one commit race)
 	}
 	w.published = doc

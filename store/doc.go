@@ -148,6 +148,13 @@ type Run struct {
 	Overrun         bool      `json:"overrun,omitempty"`       // ran past its schedule's max_runtime
 }
 
+// Before reports whether d comes before o in the order writers save documents in: a
+// lower writer epoch, or the same epoch and a lower generation. A view never goes back to
+// a document before the one it shows.
+func (d *Doc) Before(o *Doc) bool {
+	return d.Epoch < o.Epoch || (d.Epoch == o.Epoch && d.Generation < o.Generation)
+}
+
 // Active reports whether the run is queued or running.
 func (r *Run) Active() bool { return r.Status == StatusQueued || r.Status == StatusRunning }
 

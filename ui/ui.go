@@ -290,12 +290,10 @@ func (m *Main) freshDoc() {
 	p.mu.Unlock()
 }
 
-// older reports whether snapshot a comes before b (by writer epoch, then generation), as
-// the core publishes them. The core's methods are called outside the pending lock: they
-// may wait for a save, which the UI goroutine must not wait for.
-func older(a, b *store.Doc) bool {
-	return a != nil && b != nil && (a.Epoch < b.Epoch || (a.Epoch == b.Epoch && a.Generation < b.Generation))
-}
+// older reports whether snapshot a comes before b, as the core publishes them
+// (store.Doc.Before). The core's methods are called outside the pending lock: they may
+// wait for a save, which the UI goroutine must not wait for.
+func older(a, b *store.Doc) bool { return a != nil && b != nil && a.Before(b) }
 
 // applyPending applies what the watcher offered since the last apply. UI goroutine.
 // Nothing new (as when Watch finds the snapshot New rendered) is not rendered again.

@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -149,7 +148,7 @@ func (e *Engine) Adopt(r store.Run, adopt bool) {
 	}
 	f := e.register(r.ID, r.Attempt, adopt)
 	if r.CancelRequested { // asked before this engine knew the run: carried out now
-		f.requestCancel(e.home, r.ID, cmp.Or(r.CancelReason, "cancelled by request"))
+		f.requestCancel(e.home, r.ID, CancelReasonOf(&r))
 	}
 	go func() {
 		defer e.wg.Done()
@@ -245,7 +244,7 @@ func (e *Engine) fold(f *follower, id string, j Journal, st *foldState) {
 			r.Step, r.PGID, r.StepPID, r.StepStart = s.Index, s.PGID, s.PID, s.Start
 		}
 		if r.CancelRequested {
-			cancelAsked = cmp.Or(r.CancelReason, "cancelled by request")
+			cancelAsked = CancelReasonOf(r)
 		}
 		return nil
 	})

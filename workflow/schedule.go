@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -558,6 +559,13 @@ func Overruns(d *store.Doc, now time.Time) []Decision {
 	}
 	return out
 }
+
+// RequestedCancel is the reason of a cancel a person asked for (the run records none).
+const RequestedCancel = "cancelled by request"
+
+// CancelReasonOf is why run r, whose cancel was asked, is cancelled: the reason recorded
+// with the request (a schedule's), else a person's.
+func CancelReasonOf(r *store.Run) string { return cmp.Or(r.CancelReason, RequestedCancel) }
 
 // askCancel records in the document that running run r must be cancelled, with reason: the
 // request is then kept whoever executes the run, even one not yet following it (a run
