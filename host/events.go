@@ -82,6 +82,7 @@ type Sub struct {
 	wake   chan struct{}
 	out    chan Event
 	closed chan struct{}
+	once   sync.Once // closes closed exactly once, however many Close calls race
 }
 
 func newSub() *Sub {
@@ -145,18 +146,13 @@ func (s *Sub) finish() {
 	}
 }
 
-// Close stops the subscription at once; C is closed soon after.
+// Close stops the subscription at once; C is closed soon after. It may be called any number
+// of times, from any goroutines at once.
 func (s *Sub) Close() {
 	s.mu.Lock()
-	if !s.done {
-		s.done = true
-	}
+	s.done = true
 	s.mu.Unlock()
-	select {
-	case <-s.closed:
-	default:
-		close(s.closed)
-	}
+	s.once.Do(func() { close(s.closed) })
 }
 
 // hub fans events out to subscribers in one order.
