@@ -78,7 +78,7 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 	defer e.forget(run.ID)
 	runDir := RunDir(e.home, run.ID)
 	if err := makeRunDir(runDir, extra); err != nil {
-		e.recordEnd(run.ID, f.attempt, store.StatusFailed, nil, fmt.Sprintf("cannot create run folder: %v", err), extra, runDir)
+		e.recordEnd(run.ID, f.attempt, failedWith(fmt.Sprintf("cannot create run folder: %v", err)), extra, runDir)
 		return
 	}
 	// A re-queued run's previous attempt, proven done, leaves files; they go before the
@@ -87,7 +87,7 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 	// take that request with them (the run would then go on to its end).
 	_ = RemoveSupervisorFiles(e.home, run.ID)
 	if r := f.cancelled(); r != "" {
-		e.recordEnd(run.ID, f.attempt, store.StatusCancelled, nil, r, extra, runDir)
+		e.recordEnd(run.ID, f.attempt, ending{status: store.StatusCancelled, err: r, step: -1}, extra, runDir)
 		return
 	}
 	if testHookCancelLooked != nil {
@@ -95,7 +95,7 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 	}
 	sup, err := e.startSupervisor(Spec{RunID: run.ID, Workflow: wf.Name, Steps: wf.Steps, Env: extra, Log: run.Log, Home: e.home})
 	if err != nil {
-		e.recordEnd(run.ID, f.attempt, store.StatusFailed, nil, err.Error(), extra, runDir)
+		e.recordEnd(run.ID, f.attempt, failedWith(err.Error()), extra, runDir)
 		return
 	}
 	if r := f.cancelled(); r != "" {
@@ -258,7 +258,7 @@ func (e *Engine) fold(f *follower, id string, j Journal, st *foldState) {
 
 // recordJournal records the end the journal shows, and reports whether it is recorded.
 func (e *Engine) recordJournal(id string, attempt int, j Journal, extra map[string]string, runDir string) bool {
-	return e.recordEnd(id, attempt, j.Status, j.Exit, j.Error, extra, runDir)
+	return e.recordEnd(id, attempt, endingOf(j), extra, runDir)
 }
 
 // supervisorDied records a run whose supervisor died before recording the end: failed,
@@ -271,28 +271,33 @@ func (e *Engine) supervisorDied(id string, attempt int, j Journal, extra map[str
 		step, pgid, start = s.Index, s.PGID, s.Start
 	}
 	r := store.Run{ID: id, PGID: pgid, StepStart: start}
+	what := "its processes were killed"
 	if _, gone := KillRun(e.home, &r, 2*time.Second); !gone {
 		// Recorded failed anyway: a process that survives SIGKILL is the kernel's to end.
-		return e.recordEnd(id, attempt, store.StatusFailed, nil, fmt.Sprintf("the run's supervisor pid %d died while step %d was running; its processes survive SIGKILL", j.SupervisorPID, step+1), extra, runDir)
+		what = "its processes survive SIGKILL"
 	}
-	return e.recordEnd(id, attempt, store.StatusFailed, nil, fmt.Sprintf("the run's supervisor pid %d died while step %d was running; its processes were killed", j.SupervisorPID, step+1), extra, runDir)
+	end := failedWith(fmt.Sprintf("the run's supervisor pid %d died while step %d was running; %s", j.SupervisorPID, step+1, what))
+	if len(j.Steps) > 0 {
+		end.step = step
+	}
+	return e.recordEnd(id, attempt, end, extra, runDir)
 }
 
-// recordEnd records run id (attempt) ended with status, exactly once: only a run still
+// recordEnd records run id (attempt) ended as end says, exactly once: only a run still
 // running in that attempt is changed. A failed save (a full disk) is tried again while
 // this writer term lasts. A recorded end frees a slot: queued runs start. It reports
 // whether the document records the run's end now (false: the term ended first, or the
 // save kept failing).
-func (e *Engine) recordEnd(id string, attempt int, status string, exit *int, errText string, extra map[string]string, runDir string) bool {
+func (e *Engine) recordEnd(id string, attempt int, end ending, extra map[string]string, runDir string) bool {
 	record := func(d *store.Doc) error {
 		r := d.Run(id)
 		if r == nil || r.Status != store.StatusRunning || r.Attempt != attempt {
 			return store.ErrNoChange
 		}
-		Finish(r, status, exit, errText, e.now())
+		end.apply(r, e.now())
 		ReleaseScheduleLock(d, r.ID)
 		if e.OnFinish != nil {
-			e.OnFinish(d, r, RunOutput{Status: status, Env: extra, Dir: runDir})
+			e.OnFinish(d, r, RunOutput{Status: end.status, Env: extra, Dir: runDir})
 		}
 		return nil
 	}
