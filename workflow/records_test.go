@@ -93,4 +93,3 @@ func TestReapedRunEndsWhenItsJournalSaysItEnded(t *testing.T) {
 		t.Errorf("run recorded %s at step %d, want failed at step 2: %+v", got.Status, got.Step+1, got)
 	}
 }
-
