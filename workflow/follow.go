@@ -285,7 +285,7 @@ func (e *Engine) supervisorDied(id string, attempt int, j Journal, extra map[str
 
 // recordEnd records run id (attempt) ended as end says, exactly once: only a run still
 // running in that attempt is changed. A failed save (a full disk) is tried again while
-// this writer term lasts. A recorded end frees a slot: queued runs start. It reports
+// this writer term lasts (see keepTrying). A recorded end frees a slot: queued runs start. It reports
 // whether the document records the run's end now (false: the term ended first, or the
 // save kept failing).
 func (e *Engine) recordEnd(id string, attempt int, end ending, extra map[string]string, runDir string) bool {
@@ -302,8 +302,8 @@ func (e *Engine) recordEnd(id string, attempt int, end ending, extra map[string]
 		return nil
 	}
 	_, err := e.update(record)
-	for try := 0; err != nil && try < 20 && e.ctx.Err() == nil; try++ {
-		time.Sleep(250 * time.Millisecond) // a full disk has no event to wait on
+	for try := 0; err != nil && e.keepTrying(try); try++ {
+		time.Sleep(min(250*time.Millisecond<<min(try, 3), 2*time.Second)) // a full disk has no event to wait on
 		_, err = e.update(record)
 	}
 	if err == nil {
@@ -311,6 +311,19 @@ func (e *Engine) recordEnd(id string, attempt int, end ending, extra map[string]
 		_ = os.RemoveAll(runDir)
 	}
 	return err == nil
+}
+
+// keepTrying reports whether a save that failed try+1 times is tried again: while this
+// writer term lasts, however long the disk stays full; once the engine is stopping, a few
+// times more (Stop waits for it; the run's journal keeps its end for the next writer).
+func (e *Engine) keepTrying(try int) bool {
+	if e.ctx.Err() != nil {
+		return false
+	}
+	e.kickMu.Lock()
+	stopping := e.stopping
+	e.kickMu.Unlock()
+	return !stopping || try < 8
 }
 
 // cleanAfter removes the supervisor's files once it is gone. Call it only once its run's

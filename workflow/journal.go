@@ -142,7 +142,7 @@ func createJournal(path string, steps int) (*journalWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create journal: %w", err)
 	}
-	if err := reserve(f, journalRoom(steps)); err != nil {
+	if err := store.Reserve(f, journalRoom(steps)); err != nil {
 		_ = f.Close()
 		_ = os.Remove(path)
 		return nil, fmt.Errorf("reserve %s of room for the run's journal %s: %w", store.HumanBytes(journalRoom(steps)), path, err)
