@@ -303,7 +303,7 @@ func (e *Engine) recordEnd(id string, attempt int, end ending, extra map[string]
 	}
 	_, err := e.update(record)
 	for try := 0; err != nil && e.keepTrying(try); try++ {
-		time.Sleep(min(250*time.Millisecond<<min(try, 3), 2*time.Second)) // a full disk has no event to wait on
+		time.Sleep(saveRetryPause(try)) // a full disk has no event to wait on
 		_, err = e.update(record)
 	}
 	if err == nil {
@@ -311,6 +311,12 @@ func (e *Engine) recordEnd(id string, attempt int, end ending, extra map[string]
 		_ = os.RemoveAll(runDir)
 	}
 	return err == nil
+}
+
+// saveRetryPause is the pause before the try+2nd save of a run's end: 250 ms, doubling up
+// to 2 s. A variable for tests.
+var saveRetryPause = func(try int) time.Duration {
+	return min(250*time.Millisecond<<min(try, 3), 2*time.Second)
 }
 
 // keepTrying reports whether a save that failed try+1 times is tried again: while this

@@ -2,8 +2,11 @@ package workflow
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -91,5 +94,43 @@ func TestReapedRunEndsWhenItsJournalSaysItEnded(t *testing.T) {
 	}
 	if got.Status != store.StatusFailed || got.Step != 1 {
 		t.Errorf("run recorded %s at step %d, want failed at step 2: %+v", got.Status, got.Step+1, got)
+	}
+}
+
+// TestRunEndIsSavedOnceTheDiskTakesIt: the save that records a run's end is refused (a
+// full disk: the log of saves full, the whole save refused) many times over; the end is
+// saved once the disk takes it, for as long as the writer term lasts. Before, the engine
+// gave up after 21 tries, leaving the run "running" until another writer came.
+func TestRunEndIsSavedOnceTheDiskTakesIt(t *testing.T) {
+	defer func(p func(int) time.Duration) { saveRetryPause = p }(saveRetryPause)
+	saveRetryPause = func(int) time.Duration { return time.Millisecond }
+	home := t.TempDir()
+	st := store.New(home, store.Options{})
+	st.Reload()
+	st.BeginEpoch()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var mu sync.Mutex
+	calls, refuse := 0, 40 // saves made, and still to refuse: a few go to folding the journal in, most to recording the end
+	full := fmt.Errorf("save workflows.json: %w", syscall.ENOSPC)
+	update := func(fn func(*store.Doc) error) (*store.Doc, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls > 1 && refuse > 0 { // the first is the kick's claim
+			refuse--
+			return nil, full
+		}
+		return st.Update(fn)
+	}
+	eng := NewEngine(ctx, update, store.Owner{PID: os.Getpid(), Instance: "test"}, home, nil)
+	t.Cleanup(func() { eng.Stop("test over") })
+	r := &rig{t: t, home: home, st: st, eng: eng}
+	r.add(store.Workflow{Name: "w", Steps: []store.Step{{Argv: []string{"true"}}}})
+	run := r.wait(r.start("w"), 60*time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	if run.Status != store.StatusSucceeded || refuse != 0 {
+		t.Fatalf("run %+v with %d refusals left", run, refuse)
 	}
 }
