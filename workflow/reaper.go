@@ -71,6 +71,7 @@ type Orphan struct {
 	Ended time.Time `json:"ended,omitzero"`
 
 	end      ending // the journal's end (ActionRecorded)
+	step     int    // the last step the journal shows, +1 (0: none, or no journal)
 	supAlive bool   // its supervisor was alive when decided on (and is stopped unless adopted)
 }
 
@@ -108,6 +109,9 @@ func FindOrphans(d *store.Doc, alive Liveness, sup func(r *store.Run) Supervisio
 		}
 		if s.Journal != nil {
 			o.SupervisorPID = s.Journal.SupervisorPID
+			if n := len(s.Journal.Steps); n > 0 {
+				o.step = s.Journal.Steps[n-1].Index + 1
+			}
 		}
 		o.supAlive = s.Alive
 		w := d.Workflow(r.Workflow)
@@ -140,6 +144,9 @@ func ApplyReap(d *store.Doc, orphans []Orphan, owner store.Owner, now time.Time,
 		r := d.Run(o.Run)
 		if r == nil || r.Status != store.StatusRunning || r.Attempt != o.Attempt {
 			continue
+		}
+		if o.step > 0 && o.Action != ActionRequeued {
+			r.Step = o.step - 1 // the journal knows better than the last fold
 		}
 		msg := fmt.Sprintf("owner window pid %d died (%s) while step %d of %d was running", o.OwnerPID, o.Evidence, r.Step+1, r.Steps)
 		switch {

@@ -134,3 +134,27 @@ func TestRunEndIsSavedOnceTheDiskTakesIt(t *testing.T) {
 		t.Fatalf("run %+v with %d refusals left", run, refuse)
 	}
 }
+
+// TestReapedRunFailsAtTheStepItsJournalShows: a run whose owner and supervisor died while
+// its second step ran, last folded at its first, is failed at the second: the step its
+// journal shows.
+func TestReapedRunFailsAtTheStepItsJournalShows(t *testing.T) {
+	spec := svSpec(t, svStep("one", "true"), svStep("two", "sleep 60"))
+	sup := svStart(t, spec)
+	svStepStarted(t, spec, 1)
+	_ = syscall.Kill(sup.PID, syscall.SIGKILL)
+	svExit(t, sup)
+	d := &store.Doc{Workflows: []store.Workflow{{Name: "w", OnOwnerLost: "fail", Steps: spec.Steps}}}
+	d.Runs = []store.Run{{ID: spec.RunID, Workflow: "w", Status: store.StatusRunning, Steps: 2, Step: 0,
+		Owner: &store.Owner{PID: 1 << 30, Instance: "gone"}, OwnerPID: 1 << 30}}
+	dead := func(store.Owner) (bool, string) { return false, "test: the owner is gone" }
+	orphans := FindOrphans(d, dead, func(r *store.Run) Supervision { return SupervisionOf(spec.Home, r.ID) }, false)
+	if len(orphans) != 1 || orphans[0].Action != ActionFailed {
+		t.Fatalf("orphans: %+v", orphans)
+	}
+	ApplyReap(d, orphans, store.Owner{PID: os.Getpid(), Instance: "next"}, time.Now(), nil)
+	got := d.Run(spec.RunID)
+	if got.Step != 1 || !strings.Contains(got.Error, "while step 2 of 2 was running") {
+		t.Fatalf("run recorded failed at step %d: %q; want step 2", got.Step+1, got.Error)
+	}
+}
