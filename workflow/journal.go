@@ -21,8 +21,10 @@ import (
 // A machine crash kills every process, so it can only matter after a reboot, and then a
 // run without an end record is failed or re-queued whether its journal shows a start or
 // nothing; not syncing it keeps two syncs off the path from start_run to the first step.
-// The file is created once (O_EXCL) by the run's supervisor and never rewritten; only the
-// writer folds it into workflows.json (see ReadJournal).
+// The file is created once (O_EXCL) by the run's supervisor, with the room of every record
+// the run can write reserved on disk (so a full disk cannot keep its end from being
+// recorded), and never rewritten; only the writer folds it into workflows.json (see
+// ReadJournal).
 //
 // Records, in the only order a supervisor writes them:
 //
