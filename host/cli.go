@@ -268,11 +268,25 @@ type runResult struct {
 	LogTail     string `json:"log_tail,omitempty"` // run --wait: its last lines
 	Output      string `json:"output,omitempty"`   // logs: the whole log
 	ForwardedTo int    `json:"forwarded_to,omitempty"`
+	// LogCut: the log could not be written whole (a full disk): how much it kept, and why.
+	LogCut *store.LogCut `json:"log_cut,omitempty"`
 }
 
 func resultOf(r *store.Run, home string) runResult {
 	return runResult{ID: r.ID, Workflow: r.Workflow, Status: r.Status, Error: r.Error, ExitCode: r.ExitCode,
-		DurationMS: r.Duration(time.Now()).Milliseconds(), Log: logPath(r, home)}
+		DurationMS: r.Duration(time.Now()).Milliseconds(), Log: logPath(r, home), LogCut: r.LogCut}
+}
+
+// runNote is what the command line says of a run beside its status: its error and, when
+// its log was cut, how and why ("log cut at 12.3 KiB: no space left on device").
+func runNote(r *store.Run) string {
+	if r.LogCut == nil {
+		return r.Error
+	}
+	if r.Error == "" {
+		return r.LogCut.String()
+	}
+	return r.Error + "; " + r.LogCut.String()
 }
 
 // run is `baton run WORKFLOW [--task T] [--wait]`.
@@ -323,6 +337,9 @@ func (c *cli) waitFor(w *Window, id string, forwardedTo int) int {
 	} else {
 		fmt.Fprint(c.stdout, res.LogTail)
 		fmt.Fprintf(c.stdout, "run %s of %s %s after %s\n", r.ID, r.Workflow, r.Status, human(r.Duration(time.Now())))
+		if r.LogCut != nil {
+			fmt.Fprintf(c.stderr, "%s: run %s: %s\n", c.name, r.ID, r.LogCut)
+		}
 	}
 	if r.Status == store.StatusSucceeded {
 		return exitOK
@@ -693,7 +710,7 @@ func (c *cli) runs([]string) int {
 		if !r.Started.IsZero() {
 			started, took = human(now.Sub(r.Started))+" ago", human(r.Duration(time.Now()))
 		}
-		rows = append(rows, []string{r.ID, r.Workflow, r.Status, started, took, r.Task, r.Error})
+		rows = append(rows, []string{r.ID, r.Workflow, r.Status, started, took, r.Task, runNote(r)})
 	}
 	c.table(rows)
 	return exitOK

@@ -52,7 +52,7 @@ func (s *Intents) update(ctx context.Context, fn func(*store.Doc) error) (*store
 // append is logged, never returned.
 func (s *Intents) note(rec store.Record) {
 	if err := s.w.audit.Append(rec); err != nil {
-		s.w.opts.Logf("a saved change is missing from the audit log: %v", err)
+		s.w.opts.Logf("a saved change is not in the audit log yet: %v", err)
 	}
 }
 

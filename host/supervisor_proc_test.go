@@ -139,6 +139,10 @@ func TestAdoptRunEndsWhileNoWindowIsOpen(t *testing.T) {
 	release(t, marks)
 	// The supervisor records the end in its journal and exits; no window is open.
 	waitJournalEnd(t, home, run)
+	j, err := workflow.ReadJournal(home, run)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := startChild(t, home)
 	ev := c.waitWriter(10 * time.Second)
 	if got := eventList(ev, "reaped"); len(got) != 1 || got[0] != run {
@@ -147,6 +151,9 @@ func TestAdoptRunEndsWhileNoWindowIsOpen(t *testing.T) {
 	r := readDisk(t, home).Run(run)
 	if r == nil || r.Status != store.StatusSucceeded || r.ExitCode == nil || *r.ExitCode != 0 {
 		t.Fatalf("run recorded as %+v, want succeeded with exit code 0", r)
+	}
+	if !r.Ended.Equal(j.EndedAt) { // not when the next window came to record it
+		t.Fatalf("run recorded as ending at %s; its journal says %s", r.Ended, j.EndedAt)
 	}
 	// The takeover's audit entries are written after its writer event: the shutdown of c
 	// waits for them (Close waits for the takeover's housekeeping).

@@ -409,6 +409,9 @@ func (w *Window) Close() error {
 		_ = w.st.Checkpoint() // workflows.json alone is complete when no window writes
 		_ = w.st.KeepPrevious()
 		_ = w.audit.Append(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
+		if err := w.audit.Close(); err != nil { // no more retries: this window writes no more
+			w.opts.Logf("%v", err)
+		}
 	}
 	var held, waiting bool
 	ok, emit := w.move(RoleClosed, nil, func() {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -253,44 +254,218 @@ func (Overrun) AuditKind() string { return KindOverrun }
 func (CatchUp) AuditKind() string { return KindCatchUp }
 
 // Audit appends entries to the audit log. Only the writer appends. Safe for concurrent use.
+//
+// A full disk loses no entry without a word: the log keeps AuditReserve bytes of room
+// reserved past its end, so the entries of a while of full disk still fit; an entry the
+// disk refuses anyway is kept in memory and written, in its order and with its own time,
+// before the next one, or by a retry in the background, once the disk takes it. Past
+// auditHeldMax entries held the oldest are dropped, and the gap itself is written first
+// when the disk takes entries again (an AuditGap: "N audit entries lost while the disk
+// was full"). Entries still held when the process ends are lost unrecorded.
 type Audit struct {
 	path string
-	mu   sync.Mutex // serialises appends and rotation
+
+	mu      sync.Mutex  // guards the fields below; serialises appends and rotation
+	held    []heldEntry // entries the disk refused, oldest first
+	heldB   int         // bytes of held
+	gap     AuditGap    // entries dropped from held since the last gap written (Lost > 0)
+	retry   *time.Timer // the background retry, while entries are held
+	backoff time.Duration
+	closed  bool // Close was called: no more background retries
+}
+
+// heldEntry is an encoded entry not yet written.
+type heldEntry struct {
+	at   time.Time
+	line []byte
+}
+
+// AuditReserve is the room the audit log keeps reserved past its end (see Audit).
+const AuditReserve = 64 << 10
+
+// auditHeldMax bounds the entries (and auditHeldBytes their bytes) an Audit holds in
+// memory while the disk refuses them. A variable for tests.
+var auditHeldMax, auditHeldBytes = 4096, 4 << 20
+
+// KindAuditGap: audit entries that could not be written were lost (AuditGap).
+const KindAuditGap = "audit_gap"
+
+// AuditGap records audit entries lost while the disk refused them: how many, the times
+// of the first and last, and why.
+type AuditGap struct {
+	Lost   int       `json:"lost"`
+	From   time.Time `json:"from"`
+	To     time.Time `json:"to"`
+	Reason string    `json:"reason"`
+}
+
+// AuditKind is "audit_gap".
+func (AuditGap) AuditKind() string { return KindAuditGap }
+
+// String says it in words: "3 audit entries lost while the disk was full (no space left
+// on device)".
+func (g AuditGap) String() string {
+	return fmt.Sprintf("%d audit entries lost while the disk was full (%s)", g.Lost, g.Reason)
 }
 
 // NewAudit returns the audit log of a home folder.
 func NewAudit(dir string) *Audit { return &Audit{path: filepath.Join(dir, AuditName)} }
 
-// Append writes one record, as an entry of its kind, and fsyncs it. Errors are returned,
-// never fatal.
+// Append writes one record, as an entry of its kind, after every entry held before it,
+// and fsyncs them. An error says the entry is held in memory (see Audit); it is never
+// fatal. It blocks for the write and the fsync.
 func (a *Audit) Append(rec Record) error {
 	if rec == nil {
 		return fmt.Errorf("audit: no record")
 	}
+	at := time.Now().UTC()
+	line, err := encodeEntry(at, rec)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.held = append(a.held, heldEntry{at: at, line: line})
+	a.heldB += len(line)
+	if err := a.flush(); err != nil {
+		a.trim()
+		a.retryLater()
+		return fmt.Errorf("audit %s: %w; %d entries are held in memory and written once the disk takes them", a.path, err, len(a.held))
+	}
+	return nil
+}
+
+// Close stops the background retry and tries the held entries once more. It returns an
+// error if entries are still held: they are lost when the process ends. Append still
+// works after Close.
+func (a *Audit) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closed = true
+	if a.retry != nil {
+		a.retry.Stop()
+		a.retry = nil
+	}
+	if err := a.flush(); err != nil {
+		return fmt.Errorf("audit %s: %d entries could not be written: %w", a.path, len(a.held), err)
+	}
+	return nil
+}
+
+func encodeEntry(at time.Time, rec Record) ([]byte, error) {
 	line, err := json.Marshal(struct {
 		Time time.Time `json:"time"`
 		Kind string    `json:"kind"`
 		PID  int       `json:"pid"`
 		Data Record    `json:"data"`
-	}{time.Now().UTC(), rec.AuditKind(), os.Getpid(), rec})
+	}{at, rec.AuditKind(), os.Getpid(), rec})
 	if err != nil {
-		return fmt.Errorf("audit: %w", err)
+		return nil, fmt.Errorf("audit: %w", err)
 	}
-	line = append(line, '\n')
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if fi, err := os.Stat(a.path); err == nil && fi.Size()+int64(len(line)) > AuditMaxSize {
+	return append(line, '\n'), nil
+}
+
+// trim drops the oldest held entries (counted in the gap) past the bounds. Call with a.mu
+// held.
+func (a *Audit) trim() {
+	for len(a.held) > 1 && (len(a.held) > auditHeldMax || a.heldB > auditHeldBytes) {
+		old := a.held[0]
+		a.held, a.heldB = a.held[1:], a.heldB-len(old.line)
+		if a.gap.Lost == 0 {
+			a.gap.From = old.at
+		}
+		a.gap.Lost++
+		a.gap.To = old.at
+	}
+}
+
+// flush writes the gap, if entries were dropped, and every held entry, in order, and
+// fsyncs them; what the disk refuses stays held. Call with a.mu held.
+func (a *Audit) flush() error {
+	if len(a.held) == 0 && a.gap.Lost == 0 {
+		return nil
+	}
+	if fi, err := os.Stat(a.path); err == nil && fi.Size()+int64(a.heldB) > AuditMaxSize {
 		_ = os.Rename(a.path, a.path+".1")
 	}
 	f, err := os.OpenFile(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return fmt.Errorf("audit: %w", err)
+		a.noteReason(err)
+		return err
 	}
 	defer f.Close()
-	if _, err := f.Write(line); err != nil {
-		return fmt.Errorf("audit: %w", err)
+	if a.gap.Lost > 0 {
+		line, err := encodeEntry(time.Now().UTC(), a.gap)
+		if err == nil {
+			err = appendLine(f, line)
+		}
+		if err != nil {
+			a.noteReason(err)
+			return err
+		}
+		a.gap = AuditGap{}
 	}
-	return f.Sync()
+	for len(a.held) > 0 {
+		if err := appendLine(f, a.held[0].line); err != nil {
+			a.noteReason(err)
+			return err
+		}
+		a.heldB -= len(a.held[0].line)
+		a.held = a.held[1:]
+	}
+	a.held = nil
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if fi, err := f.Stat(); err == nil {
+		_ = Reserve(f, fi.Size()+AuditReserve) // room for the next entries; a full disk shrinks it
+	}
+	return nil
+}
+
+// noteReason keeps why the disk refused an entry, for the gap record.
+func (a *Audit) noteReason(err error) {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	a.gap.Reason = err.Error()
+}
+
+// appendLine appends line whole or not at all: a write the disk cut short is taken back,
+// so the log never holds half an entry that the next one would run into.
+func appendLine(f *os.File, line []byte) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	n, err := f.Write(line)
+	if err != nil && n > 0 {
+		_ = f.Truncate(fi.Size())
+	}
+	return err
+}
+
+// retryLater tries the held entries again in the background, backing off up to 10 s,
+// until they are written or Close. Call with a.mu held.
+func (a *Audit) retryLater() {
+	if a.closed || a.retry != nil {
+		return
+	}
+	a.backoff = min(max(2*a.backoff, 250*time.Millisecond), 10*time.Second)
+	a.retry = time.AfterFunc(a.backoff, func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.retry = nil
+		if a.closed {
+			return
+		}
+		if a.flush() != nil {
+			a.retryLater()
+		} else {
+			a.backoff = 0
+		}
+	})
 }
 
 // Read returns the entries of the audit log (the rotated file first), oldest first, at most

@@ -102,10 +102,10 @@ func (c *codec) forgetGone(doc *Doc) {
 // runEqual reports whether a and b encode the same. A false "no" only costs an encode.
 func runEqual(a, b *Run) bool {
 	x, y := *a, *b
-	if !ptrEqual(x.Owner, y.Owner) || !ptrEqual(x.ExitCode, y.ExitCode) {
+	if !ptrEqual(x.Owner, y.Owner) || !ptrEqual(x.ExitCode, y.ExitCode) || !ptrEqual(x.LogCut, y.LogCut) {
 		return false
 	}
-	x.Owner, y.Owner, x.ExitCode, y.ExitCode = nil, nil, nil, nil
+	x.Owner, y.Owner, x.ExitCode, y.ExitCode, x.LogCut, y.LogCut = nil, nil, nil, nil, nil, nil
 	return x == y
 }
 

@@ -141,6 +141,7 @@ type Run struct {
 	ExitCode        *int      `json:"exit_code,omitempty"`
 	Error           string    `json:"error,omitempty"`
 	Log             string    `json:"log,omitempty"`
+	LogCut          *LogCut   `json:"log_cut,omitempty"` // the log could not be written whole
 	Schedule        string    `json:"schedule,omitempty"`
 	Due             time.Time `json:"due,omitzero"`
 	CancelRequested bool      `json:"cancel_requested,omitempty"`
@@ -311,6 +312,10 @@ func (r Run) Clone() Run {
 	if r.ExitCode != nil {
 		e := *r.ExitCode
 		r.ExitCode = &e
+	}
+	if r.LogCut != nil {
+		c := *r.LogCut
+		r.LogCut = &c
 	}
 	return r
 }

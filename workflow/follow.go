@@ -78,7 +78,7 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 	defer e.forget(run.ID)
 	runDir := RunDir(e.home, run.ID)
 	if err := makeRunDir(runDir, extra); err != nil {
-		e.recordEnd(run.ID, f.attempt, store.StatusFailed, nil, fmt.Sprintf("cannot create run folder: %v", err), extra, runDir)
+		e.recordEnd(run.ID, f.attempt, failedWith(fmt.Sprintf("cannot create run folder: %v", err)), extra, runDir)
 		return
 	}
 	// A re-queued run's previous attempt, proven done, leaves files; they go before the
@@ -87,7 +87,7 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 	// take that request with them (the run would then go on to its end).
 	_ = RemoveSupervisorFiles(e.home, run.ID)
 	if r := f.cancelled(); r != "" {
-		e.recordEnd(run.ID, f.attempt, store.StatusCancelled, nil, r, extra, runDir)
+		e.recordEnd(run.ID, f.attempt, ending{status: store.StatusCancelled, err: r, step: -1}, extra, runDir)
 		return
 	}
 	if testHookCancelLooked != nil {
@@ -95,7 +95,7 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 	}
 	sup, err := e.startSupervisor(Spec{RunID: run.ID, Workflow: wf.Name, Steps: wf.Steps, Env: extra, Log: run.Log, Home: e.home})
 	if err != nil {
-		e.recordEnd(run.ID, f.attempt, store.StatusFailed, nil, err.Error(), extra, runDir)
+		e.recordEnd(run.ID, f.attempt, failedWith(err.Error()), extra, runDir)
 		return
 	}
 	if r := f.cancelled(); r != "" {
@@ -258,7 +258,7 @@ func (e *Engine) fold(f *follower, id string, j Journal, st *foldState) {
 
 // recordJournal records the end the journal shows, and reports whether it is recorded.
 func (e *Engine) recordJournal(id string, attempt int, j Journal, extra map[string]string, runDir string) bool {
-	return e.recordEnd(id, attempt, j.Status, j.Exit, j.Error, extra, runDir)
+	return e.recordEnd(id, attempt, endingOf(j), extra, runDir)
 }
 
 // supervisorDied records a run whose supervisor died before recording the end: failed,
@@ -271,34 +271,39 @@ func (e *Engine) supervisorDied(id string, attempt int, j Journal, extra map[str
 		step, pgid, start = s.Index, s.PGID, s.Start
 	}
 	r := store.Run{ID: id, PGID: pgid, StepStart: start}
+	what := "its processes were killed"
 	if _, gone := KillRun(e.home, &r, 2*time.Second); !gone {
 		// Recorded failed anyway: a process that survives SIGKILL is the kernel's to end.
-		return e.recordEnd(id, attempt, store.StatusFailed, nil, fmt.Sprintf("the run's supervisor pid %d died while step %d was running; its processes survive SIGKILL", j.SupervisorPID, step+1), extra, runDir)
+		what = "its processes survive SIGKILL"
 	}
-	return e.recordEnd(id, attempt, store.StatusFailed, nil, fmt.Sprintf("the run's supervisor pid %d died while step %d was running; its processes were killed", j.SupervisorPID, step+1), extra, runDir)
+	end := failedWith(fmt.Sprintf("the run's supervisor pid %d died while step %d was running; %s", j.SupervisorPID, step+1, what))
+	if len(j.Steps) > 0 {
+		end.step = step
+	}
+	return e.recordEnd(id, attempt, end, extra, runDir)
 }
 
-// recordEnd records run id (attempt) ended with status, exactly once: only a run still
+// recordEnd records run id (attempt) ended as end says, exactly once: only a run still
 // running in that attempt is changed. A failed save (a full disk) is tried again while
-// this writer term lasts. A recorded end frees a slot: queued runs start. It reports
+// this writer term lasts (see keepTrying). A recorded end frees a slot: queued runs start. It reports
 // whether the document records the run's end now (false: the term ended first, or the
 // save kept failing).
-func (e *Engine) recordEnd(id string, attempt int, status string, exit *int, errText string, extra map[string]string, runDir string) bool {
+func (e *Engine) recordEnd(id string, attempt int, end ending, extra map[string]string, runDir string) bool {
 	record := func(d *store.Doc) error {
 		r := d.Run(id)
 		if r == nil || r.Status != store.StatusRunning || r.Attempt != attempt {
 			return store.ErrNoChange
 		}
-		Finish(r, status, exit, errText, e.now())
+		end.apply(r, e.now())
 		ReleaseScheduleLock(d, r.ID)
 		if e.OnFinish != nil {
-			e.OnFinish(d, r, RunOutput{Status: status, Env: extra, Dir: runDir})
+			e.OnFinish(d, r, RunOutput{Status: end.status, Env: extra, Dir: runDir})
 		}
 		return nil
 	}
 	_, err := e.update(record)
-	for try := 0; err != nil && try < 20 && e.ctx.Err() == nil; try++ {
-		time.Sleep(250 * time.Millisecond) // a full disk has no event to wait on
+	for try := 0; err != nil && e.keepTrying(try); try++ {
+		time.Sleep(saveRetryPause(try)) // a full disk has no event to wait on
 		_, err = e.update(record)
 	}
 	if err == nil {
@@ -306,6 +311,25 @@ func (e *Engine) recordEnd(id string, attempt int, status string, exit *int, err
 		_ = os.RemoveAll(runDir)
 	}
 	return err == nil
+}
+
+// saveRetryPause is the pause before the try+2nd save of a run's end: 250 ms, doubling up
+// to 2 s. A variable for tests.
+var saveRetryPause = func(try int) time.Duration {
+	return min(250*time.Millisecond<<min(try, 3), 2*time.Second)
+}
+
+// keepTrying reports whether a save that failed try+1 times is tried again: while this
+// writer term lasts, however long the disk stays full; once the engine is stopping, a few
+// times more (Stop waits for it; the run's journal keeps its end for the next writer).
+func (e *Engine) keepTrying(try int) bool {
+	if e.ctx.Err() != nil {
+		return false
+	}
+	e.kickMu.Lock()
+	stopping := e.stopping
+	e.kickMu.Unlock()
+	return !stopping || try < 8
 }
 
 // cleanAfter removes the supervisor's files once it is gone. Call it only once its run's

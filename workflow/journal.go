@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"baton/store"
 )
@@ -20,15 +21,18 @@ import (
 // A machine crash kills every process, so it can only matter after a reboot, and then a
 // run without an end record is failed or re-queued whether its journal shows a start or
 // nothing; not syncing it keeps two syncs off the path from start_run to the first step.
-// The file is created once (O_EXCL) by the run's supervisor and never rewritten; only the
-// writer folds it into workflows.json (see ReadJournal).
+// The file is created once (O_EXCL) by the run's supervisor, with the room of every record
+// the run can write reserved on disk (so a full disk cannot keep its end from being
+// recorded), and never rewritten; only the writer folds it into workflows.json (see
+// ReadJournal).
 //
 // Records, in the only order a supervisor writes them:
 //
 //	{"type":"start","at":T,"pid":P,"start":TICKS,"boot":B}
 //	{"type":"step_start","at":T,"step":I,"pid":P,"pgid":G,"start":TICKS}   (per step)
 //	{"type":"step_end","at":T,"step":I,"exit":N|null,"error":"..."}        (per step)
-//	{"type":"end","at":T,"status":"succeeded|failed|cancelled","error":"...","exit":N|null}
+//	{"type":"end","at":T,"status":"succeeded|failed|cancelled","error":"...","exit":N|null,
+//	 "log_cut":{"kept":N,"reason":"..."}}                                   (log_cut only if cut)
 //
 // A step that could not be started has a step_end without a step_start.
 
@@ -51,12 +55,13 @@ type Journal struct {
 	Boot            string    // kernel boot id when it ran
 	Started         time.Time // when the supervisor recorded its start
 	Steps           []JournalStep
-	Ended           bool      // the end record is present
-	EndedAt         time.Time // when the run ended (if Ended)
-	Status          string    // succeeded, failed or cancelled (if Ended)
-	Error           string    // why it failed or was cancelled (if Ended)
-	Exit            *int      // the last step's exit code (if Ended; nil if it had none)
-	Torn            bool      // an incomplete last line (a crash mid-append) was ignored
+	Ended           bool          // the end record is present
+	EndedAt         time.Time     // when the run ended (if Ended)
+	Status          string        // succeeded, failed or cancelled (if Ended)
+	Error           string        // why it failed or was cancelled (if Ended)
+	Exit            *int          // the last step's exit code (if Ended; nil if it had none)
+	LogCut          *store.LogCut // the run's log could not be written whole (if Ended)
+	Torn            bool          // an incomplete last line (a crash mid-append) was ignored
 }
 
 // JournalStep is one step as far as the journal tells.
@@ -98,26 +103,28 @@ type (
 		Error string    `json:"error"`
 	}
 	endRec struct {
-		Type   string    `json:"type"`
-		At     time.Time `json:"at"`
-		Status string    `json:"status"`
-		Error  string    `json:"error"`
-		Exit   *int      `json:"exit"`
+		Type   string        `json:"type"`
+		At     time.Time     `json:"at"`
+		Status string        `json:"status"`
+		Error  string        `json:"error"`
+		Exit   *int          `json:"exit"`
+		LogCut *store.LogCut `json:"log_cut,omitempty"`
 	}
 )
 
 // anyRec is any record as read: the union of the fields above.
 type anyRec struct {
-	Type   string    `json:"type"`
-	At     time.Time `json:"at"`
-	PID    int       `json:"pid"`
-	Start  uint64    `json:"start"`
-	Boot   string    `json:"boot"`
-	Step   *int      `json:"step"`
-	PGID   int       `json:"pgid"`
-	Exit   *int      `json:"exit"`
-	Status string    `json:"status"`
-	Error  string    `json:"error"`
+	Type   string        `json:"type"`
+	At     time.Time     `json:"at"`
+	PID    int           `json:"pid"`
+	Start  uint64        `json:"start"`
+	Boot   string        `json:"boot"`
+	Step   *int          `json:"step"`
+	PGID   int           `json:"pgid"`
+	Exit   *int          `json:"exit"`
+	Status string        `json:"status"`
+	Error  string        `json:"error"`
+	LogCut *store.LogCut `json:"log_cut"`
 }
 
 // journalWriter appends records to a journal. Used by the supervisor's main goroutine only.
@@ -127,14 +134,47 @@ type journalWriter struct {
 	named bool // the file's name is durable (its folder was fsynced)
 }
 
-// createJournal creates the journal at path (it must not exist); its name is made durable
-// with the first synced record.
-func createJournal(path string) (*journalWriter, error) {
+// createJournal creates the journal at path (it must not exist) for a run of steps
+// steps, with the room every record of the run can take reserved on disk (see
+// journalRoom): once it returns, a full disk cannot keep the run's steps and end from
+// being recorded. A disk too full for that room is an error naming it; no file is left.
+// The name is made durable with the first synced record.
+func createJournal(path string, steps int) (*journalWriter, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create journal: %w", err)
 	}
+	if err := store.Reserve(f, journalRoom(steps)); err != nil {
+		_ = f.Close()
+		_ = os.Remove(path)
+		return nil, fmt.Errorf("reserve %s of room for the run's journal %s: %w", store.HumanBytes(journalRoom(steps)), path, err)
+	}
 	return &journalWriter{f: f, path: path}, nil
+}
+
+// maxRecText is the longest error text a journal record carries (clip cuts longer ones):
+// it bounds a record, so that the room reserved for the journal always holds the run.
+const maxRecText = 512
+
+// journalRoom is the room the records of a run of steps steps take at most: the start
+// record, a step_start and a step_end per step and the end record, each with room for an
+// error text of maxRecText bytes as JSON escapes it (at most 6 bytes a byte).
+func journalRoom(steps int) int64 {
+	const rec = 512 + 6*maxRecText
+	return int64(2+2*steps) * rec
+}
+
+// clip cuts s to at most maxRecText bytes, on a rune boundary, marking the cut.
+func clip(s string) string {
+	if len(s) <= maxRecText {
+		return s
+	}
+	const mark = " …"
+	cut := maxRecText - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
 }
 
 // write writes rec as one line in a single write: every process sees it at once, and it
@@ -257,7 +297,7 @@ func (j *Journal) apply(r anyRec) error {
 		if !knownEndStatus(r.Status) {
 			return fmt.Errorf("end record with unknown status %q", r.Status)
 		}
-		j.Ended, j.EndedAt, j.Status, j.Error, j.Exit = true, r.At, r.Status, r.Error, r.Exit
+		j.Ended, j.EndedAt, j.Status, j.Error, j.Exit, j.LogCut = true, r.At, r.Status, r.Error, r.Exit, r.LogCut
 	default:
 		return fmt.Errorf("unknown record type %q", r.Type)
 	}

@@ -66,8 +66,13 @@ type Orphan struct {
 	Status string `json:"status,omitempty"`
 	Exit   *int   `json:"exit,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Ended is when the journal says the run ended (ActionRecorded): it is recorded as its
+	// end, not the time it was recorded.
+	Ended time.Time `json:"ended,omitzero"`
 
-	supAlive bool // its supervisor was alive when decided on (and is stopped unless adopted)
+	end      ending // the journal's end (ActionRecorded)
+	step     int    // the last step the journal shows, +1 (0: none, or no journal)
+	supAlive bool   // its supervisor was alive when decided on (and is stopped unless adopted)
 }
 
 // FindOrphans returns the running runs of d whose owners are dead, with what the reaper
@@ -104,12 +109,16 @@ func FindOrphans(d *store.Doc, alive Liveness, sup func(r *store.Run) Supervisio
 		}
 		if s.Journal != nil {
 			o.SupervisorPID = s.Journal.SupervisorPID
+			if n := len(s.Journal.Steps); n > 0 {
+				o.step = s.Journal.Steps[n-1].Index + 1
+			}
 		}
 		o.supAlive = s.Alive
 		w := d.Workflow(r.Workflow)
 		switch {
 		case s.Journal != nil && s.Journal.Ended: // finished; its supervisor may still be exiting
 			o.Action, o.Status, o.Exit, o.Error = ActionRecorded, s.Journal.Status, s.Journal.Exit, s.Journal.Error
+			o.Ended, o.end = s.Journal.EndedAt, endingOf(*s.Journal)
 		case s.Alive && (adoptAll || (w != nil && w.OnOwnerLost == "adopt")):
 			// A cancel asked for goes with it: the adopting follower passes it on at its
 			// first save, and the run ends cancelled with its reason, not killed as failed.
@@ -136,6 +145,9 @@ func ApplyReap(d *store.Doc, orphans []Orphan, owner store.Owner, now time.Time,
 		if r == nil || r.Status != store.StatusRunning || r.Attempt != o.Attempt {
 			continue
 		}
+		if o.step > 0 && o.Action != ActionRequeued {
+			r.Step = o.step - 1 // the journal knows better than the last fold
+		}
 		msg := fmt.Sprintf("owner window pid %d died (%s) while step %d of %d was running", o.OwnerPID, o.Evidence, r.Step+1, r.Steps)
 		switch {
 		case o.SupervisorPID != 0 && o.supAlive:
@@ -149,7 +161,7 @@ func ApplyReap(d *store.Doc, orphans []Orphan, owner store.Owner, now time.Time,
 			r.Owner, r.OwnerPID = &me, owner.PID
 			continue
 		case ActionRecorded:
-			Finish(r, o.Status, o.Exit, o.Error, now)
+			o.recorded().apply(r, now)
 			ReleaseScheduleLock(d, r.ID)
 			if onFinish != nil {
 				onFinish(d, r)
@@ -175,4 +187,13 @@ func ReleaseScheduleLock(d *store.Doc, id string) {
 			d.Schedules[i].Lock = nil
 		}
 	}
+}
+
+// recorded is the end o's journal showed: its status, exit and error, and, once read from
+// the journal, its step, end time and log cut.
+func (o Orphan) recorded() ending {
+	if o.end.status != "" {
+		return o.end
+	}
+	return ending{status: o.Status, exit: o.Exit, err: o.Error, at: o.Ended, step: -1}
 }

@@ -81,9 +81,12 @@ func (s *supervisor) serve(term <-chan os.Signal, ready *os.File) int {
 			s.p.cancel(cancelReason(s.home, s.runID))
 		}
 	}()
-	status, exit, errText, err := s.runSteps()
+	// The journal's room was reserved when it was created (createJournal): a full disk
+	// cannot refuse these records. A journal write that fails anyway (a failing disk) ends
+	// the records: nothing is appended after a record that may be torn.
+	status, exit, errText, cut, err := s.runSteps()
 	if err == nil {
-		err = s.j.append(endRec{Type: recEnd, At: time.Now().UTC(), Status: status, Error: errText, Exit: exit})
+		err = s.j.append(endRec{Type: recEnd, At: time.Now().UTC(), Status: status, Error: clip(errText), Exit: exit, LogCut: cut})
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "baton supervisor of run %s: %v; the run is left without an end record\n", s.runID, err)
@@ -121,7 +124,7 @@ func openSupervisor(home, runID string) (*supervisor, error) {
 // beginRun records the start of spec's run in a new journal, lock being the run's lock,
 // held; on failure the lock is let go.
 func beginRun(spec Spec, lock *os.File) (*supervisor, error) {
-	j, err := createJournal(journalPath(spec.Home, spec.RunID))
+	j, err := createJournal(journalPath(spec.Home, spec.RunID), len(spec.Steps))
 	if err == nil {
 		h := selfHolder()
 		err = j.write(startRec{Type: recStart, At: time.Now().UTC(), PID: h.PID, Start: h.Start, Boot: h.Boot}) // synced with the first step's record
@@ -287,14 +290,20 @@ func cancelReason(home, runID string) string {
 	return "cancelled: the run's supervisor received a termination signal"
 }
 
-// runSteps runs the steps in order. err is a journal write that failed: the run is then
-// left without further records (the supervisor exits and the writer treats it as dead).
-func (s *supervisor) runSteps() (status string, exit *int, errText string, err error) {
-	logf, err := os.OpenFile(s.spec.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+// runSteps runs the steps in order. cut says whether the run's log was cut (a full
+// disk). err is a journal write that failed: no step starts after it.
+func (s *supervisor) runSteps() (status string, exit *int, errText string, cut *store.LogCut, err error) {
+	logf, err := openRunLog(s.spec.Log)
 	if err != nil {
-		return store.StatusFailed, nil, fmt.Sprintf("cannot open run log: %v", err), nil
+		return store.StatusFailed, nil, fmt.Sprintf("cannot open run log: %v", err), nil, nil
 	}
 	defer logf.Close()
+	status, exit, errText, err = s.eachStep(logf)
+	return status, exit, errText, logf.Cut(), err
+}
+
+// eachStep runs the steps in order, their output going to logf.
+func (s *supervisor) eachStep(logf *runLog) (status string, exit *int, errText string, err error) {
 	for i, step := range s.spec.Steps {
 		if _, err := os.Stat(cancelPath(s.home, s.runID)); err == nil {
 			s.p.cancel(cancelReason(s.home, s.runID)) // asked before the signal could reach us
@@ -327,7 +336,7 @@ func stepLabel(step store.Step, i int) string {
 
 // runStep runs one step in its own process group to its end (or timeout, or cancel) and
 // records its start and end. It returns only once no process of the group is left.
-func (s *supervisor) runStep(i int, step store.Step, logf *os.File) (exit *int, errText string, jerr error) {
+func (s *supervisor) runStep(i int, step store.Step, logf *runLog) (exit *int, errText string, jerr error) {
 	name := stepLabel(step, i)
 	cmd := exec.Command(step.Argv[0], step.Argv[1:]...)
 	cmd.Dir = step.Dir
@@ -335,16 +344,22 @@ func (s *supervisor) runStep(i int, step store.Step, logf *os.File) (exit *int, 
 	var out io.Writer = logf
 	if secrets := secretValues(step.Env, s.spec.Env); len(secrets) > 0 {
 		red := &redactor{w: logf, secrets: secrets}
-		defer red.Flush()
+		defer red.Flush() // after the pipe's copy ended (deferred calls run last first)
 		out = red
-		cmd.WaitDelay = 500 * time.Millisecond // a background process keeping the pipe open
 	}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		errText = fmt.Sprintf("step %d (%s): cannot start %q: %v", i+1, name, step.Argv[0], unwrapExec(err))
+	pipe, err := newOutputPipe()
+	if err != nil {
+		errText = clip(fmt.Sprintf("step %d (%s): cannot start %q: its output pipe: %v", i+1, name, step.Argv[0], err))
 		return nil, errText, s.j.append(stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Error: errText})
 	}
+	defer pipe.finish(2 * time.Second)
+	cmd.Stdout, cmd.Stderr = pipe.w, pipe.w
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		errText = clip(fmt.Sprintf("step %d (%s): cannot start %q: %v", i+1, name, step.Argv[0], unwrapExec(err)))
+		return nil, errText, s.j.append(stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Error: errText})
+	}
+	pipe.start(out)
 	pid := cmd.Process.Pid
 	s.p.started(pid)
 	start, _ := proc.Start(pid)
@@ -389,5 +404,6 @@ func (s *supervisor) runStep(i int, step store.Step, logf *os.File) (exit *int, 
 	if code < 0 {
 		exit = nil // killed by a signal: no exit code
 	}
+	errText = clip(errText)
 	return exit, errText, s.j.append(stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Exit: exit, Error: errText})
 }

@@ -143,3 +143,45 @@ func Finish(r *store.Run, status string, exit *int, errText string, now time.Tim
 	r.Ended = now.UTC()
 	r.PGID, r.StepPID, r.StepStart = 0, 0, 0
 }
+
+// ending is how a run ended, as the run records it.
+type ending struct {
+	status string
+	exit   *int
+	err    string
+	at     time.Time     // when it ended; zero: when it is recorded
+	step   int           // the step it ended at (0-based); -1: the one the run records
+	logCut *store.LogCut // its log could not be written whole
+}
+
+// failedWith is a run failed for reason, at the step the run records, now.
+func failedWith(reason string) ending {
+	return ending{status: store.StatusFailed, err: reason, step: -1}
+}
+
+// endingOf is the end j records: its status and reason, the step it ended at (the last
+// the journal shows: the step that failed or could not start, whether or not a writer
+// saw it begin), when it ended, and whether its log was cut.
+func endingOf(j Journal) ending {
+	end := ending{status: j.Status, exit: j.Exit, err: j.Error, at: j.EndedAt, step: -1, logCut: j.LogCut}
+	if n := len(j.Steps); n > 0 {
+		end.step = j.Steps[n-1].Index
+	}
+	return end
+}
+
+// apply records end in r; now is the end time when end has none.
+func (end ending) apply(r *store.Run, now time.Time) {
+	at := end.at
+	if at.IsZero() {
+		at = now
+	}
+	Finish(r, end.status, end.exit, end.err, at)
+	if end.step >= 0 {
+		r.Step = end.step
+	}
+	if end.logCut != nil {
+		c := *end.logCut
+		r.LogCut = &c
+	}
+}
