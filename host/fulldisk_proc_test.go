@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"baton/internal/tmpfs"
+	"baton/store/storetest/tmpfs"
 	"baton/store"
 )
 

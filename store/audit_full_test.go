@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"baton/internal/tmpfs"
+	"baton/store/storetest/tmpfs"
 )
 
 // Audit entries on a full disk, on a real one: a small tmpfs the test fills.
