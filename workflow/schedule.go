@@ -40,9 +40,11 @@ const DefaultCatchUpWindow = 24 * time.Hour
 const onTime = 5 * time.Second
 
 // NormalizeSchedule fills defaults into s and validates it against d. It sets Created,
-// LastDue (occurrences are counted from now on) and NextDue on a new schedule. A broken
-// rule is ErrInvalid wrapping a store.FieldErrors that names every field at fault, in
-// plain words (a cron expression's problem says which of its five fields is wrong).
+// LastDue (occurrences are counted from now on) and NextDue on a new schedule. A cron
+// expression's CRON_TZ= or TZ= prefix is moved into tz when tz is empty (and refused
+// beside a tz). A broken rule is ErrInvalid wrapping a store.FieldErrors that names every
+// field at fault, in plain words (a cron expression's problem says which of its five
+// fields is wrong).
 func NormalizeSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 	if s.Overlap == "" {
 		s.Overlap = OverlapSkip
@@ -53,6 +55,7 @@ func NormalizeSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 	if s.CatchUp == "" {
 		s.CatchUp = CatchUpLatest
 	}
+	movePrefixToTZ(s)
 	if err := validateSchedule(d, s, now); err != nil {
 		return fmt.Errorf("%w: schedule: %w", ErrInvalid, err)
 	}
@@ -71,7 +74,23 @@ func NormalizeSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 		return fmt.Errorf("%w: schedule: %w", ErrInvalid, store.FieldErrors{{Field: field, Message: err.Error()}})
 	}
 	s.NextDue = next
+	if s.Paused {
+		s.NextDue = time.Time{} // nothing is due while it is paused
+	}
 	return nil
+}
+
+// movePrefixToTZ moves a cron expression's zone prefix into tz when tz is empty and the
+// zone is known ("CRON_TZ=Asia/Tokyo 0 3 * * *" becomes tz Asia/Tokyo, cron "0 3 * * *"),
+// so that the stored expression, the preview and the zone shown agree.
+func movePrefixToTZ(s *store.Schedule) {
+	zone, rest, ok := splitZonePrefix(s.Cron)
+	if !ok || s.TZ != "" || zone == "" || rest == "" {
+		return
+	}
+	if _, err := time.LoadLocation(zone); err == nil {
+		s.TZ, s.Cron = zone, rest
+	}
 }
 
 // validateSchedule returns every broken rule of s as a store.FieldErrors, or nil.
@@ -88,8 +107,11 @@ func validateSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 		errs.Add("every", "give either every or cron, not both")
 	case s.Every == 0 && s.Cron == "":
 		errs.Add("every", "one of every or cron is required, such as every 1h or cron 0 3 * * *")
-	case s.Cron == "" && s.Every.D() < time.Second:
-		errs.Add("every", fmt.Sprintf("must be at least 1s, got %s", s.Every.D()))
+	case s.Cron == "" && everyProblem(s.Every.D()) != "":
+		errs.Add("every", everyProblem(s.Every.D()))
+	}
+	if zone, _, ok := splitZonePrefix(s.Cron); ok && s.TZ != "" {
+		errs.Add("cron", fmt.Sprintf("names its zone (%s) beside tz %q: give the zone once, in tz or as the prefix", zone, s.TZ))
 	}
 	loc, tzErr := location(s.TZ)
 	if tzErr != nil {
@@ -99,7 +121,7 @@ func validateSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 	if s.Cron != "" {
 		if msg := CronProblem(s.Cron); msg != "" {
 			errs.Add("cron", msg)
-		} else if sched, err := parseCron(s.Cron); err == nil && sched.Next(now.In(loc)).IsZero() {
+		} else if rule, err := cronRuleOf(s); err == nil && rule != nil && rule.next(now.In(loc)).IsZero() {
 			errs.Add("cron", "never comes round: no date matches it (such as the 30th of February)")
 		}
 	}
@@ -223,11 +245,17 @@ func CronProblem(spec string) string {
 		}
 	}
 	if strings.HasPrefix(spec, "@") {
-		if _, err := cron.ParseStandard(spec); err == nil {
+		if d, text, ok := everyOf(spec); ok {
+			if _, err := time.ParseDuration(text); err != nil {
+				return fmt.Sprintf("@every needs a duration such as @every 1h30m, got %q", text)
+			}
+			if msg := everyProblem(d); msg != "" {
+				return "@every " + msg + " (the rule of every)"
+			}
 			return ""
 		}
-		if d, ok := strings.CutPrefix(spec, "@every "); ok {
-			return fmt.Sprintf("@every needs a duration such as @every 1h30m, got %q", strings.TrimSpace(d))
+		if _, err := cron.ParseStandard(spec); err == nil {
+			return ""
 		}
 		return fmt.Sprintf("unknown shortcut %q; use @hourly, @daily, @weekly, @monthly, @yearly or @every 1h", spec)
 	}
@@ -247,13 +275,44 @@ func CronProblem(spec string) string {
 	return strings.Join(out, "; ")
 }
 
-// parseCron parses a cron expression that CronProblem accepts; it never panics (the
-// library does on "TZ=UTC" with nothing after it).
-func parseCron(spec string) (cron.Schedule, error) {
-	if msg := CronProblem(spec); msg != "" {
-		return nil, fmt.Errorf("cron %q: %s", spec, msg)
+// cronRuleOf compiles the cron expression of s (which CronProblem accepts) in its zone;
+// it returns nil for an every-schedule or "@every", which follow their duration.
+func cronRuleOf(s *store.Schedule) (*cronRule, error) {
+	if s.Cron == "" {
+		return nil, nil
 	}
-	return cron.ParseStandard(strings.TrimSpace(spec))
+	if _, _, ok := everyOf(s.Cron); ok {
+		return nil, nil
+	}
+	if msg := CronProblem(s.Cron); msg != "" {
+		return nil, fmt.Errorf("cron %q: %s", s.Cron, msg)
+	}
+	loc, err := location(scheduleZone(s))
+	if err != nil {
+		return nil, err
+	}
+	_, expr, _ := splitZonePrefix(s.Cron)
+	return compileCron(expr, loc)
+}
+
+// scheduleZone is the zone s runs in: its tz, or the zone its expression's prefix names
+// (a document written before prefixes were moved into tz).
+func scheduleZone(s *store.Schedule) string {
+	if zone, _, ok := splitZonePrefix(s.Cron); ok {
+		return zone
+	}
+	return s.TZ
+}
+
+// everyOfSchedule returns the duration of an every-schedule or of a cron "@every".
+func everyOfSchedule(s *store.Schedule) (time.Duration, bool) {
+	if s.Cron == "" {
+		return s.Every.D(), true
+	}
+	if d, _, ok := everyOf(s.Cron); ok {
+		return d, true
+	}
+	return 0, false
 }
 
 func location(tz string) (*time.Location, error) {
@@ -264,33 +323,30 @@ func location(tz string) (*time.Location, error) {
 }
 
 // Next returns the first occurrence of s strictly after t. An every-schedule's
-// occurrences are Created + k*every; a cron schedule's follow its expression in its tz.
-// A cron expression no date matches is an error, never the zero time.
+// occurrences (and those of "@every D") are Created + k*every; a cron schedule's follow
+// its expression in its zone by the rule of cronnext.go (a fixed time runs once per
+// matching local day across a clock change; other expressions follow elapsed time). A
+// cron expression no date matches is an error, never the zero time.
 func Next(s *store.Schedule, t time.Time) (time.Time, error) {
-	if s.Cron != "" {
-		sched, err := parseCron(s.Cron)
-		if err != nil {
-			return time.Time{}, err
+	if every, ok := everyOfSchedule(s); ok {
+		if msg := everyProblem(every); msg != "" {
+			return time.Time{}, fmt.Errorf("every %s", msg)
 		}
-		loc, err := location(s.TZ)
-		if err != nil {
-			return time.Time{}, err
+		if t.Before(s.Created) {
+			return s.Created.Add(every).UTC(), nil
 		}
-		next := sched.Next(t.In(loc))
-		if next.IsZero() {
-			return time.Time{}, fmt.Errorf("cron %q never comes round after %s", s.Cron, t.Format(time.RFC3339))
-		}
-		return next.UTC(), nil
+		k := t.Sub(s.Created)/every + 1
+		return s.Created.Add(k * every).UTC(), nil
 	}
-	every := s.Every.D()
-	if every <= 0 {
-		return time.Time{}, fmt.Errorf("every must be positive")
+	rule, err := cronRuleOf(s)
+	if err != nil {
+		return time.Time{}, err
 	}
-	if t.Before(s.Created) {
-		return s.Created.Add(every).UTC(), nil
+	next := rule.next(t)
+	if next.IsZero() {
+		return time.Time{}, fmt.Errorf("cron %q never comes round after %s", s.Cron, t.Format(time.RFC3339))
 	}
-	k := t.Sub(s.Created)/every + 1
-	return s.Created.Add(k * every).UTC(), nil
+	return next.UTC(), nil
 }
 
 // NextTimes returns the next n occurrences after t (for previews).
@@ -377,7 +433,7 @@ func TickAsOf(d *store.Doc, asOf, now time.Time, owner store.Owner) []Decision {
 		dues, dec := catchUp(s, dues, asOf)
 		out = append(out, dec...)
 		for _, due := range dues {
-			inOrder := s.CatchUp == CatchUpAll && asOf.Sub(due) > onTime
+			inOrder := s.CatchUp == CatchUpAll && late(s, due, asOf)
 			out = append(out, occur(d, s, due, now, owner, inOrder)...)
 		}
 		out = append(out, startPending(d, s, now, owner)...)
@@ -406,21 +462,62 @@ func dueKeys(s *store.Schedule, now time.Time) []time.Time {
 	}
 }
 
+// late reports whether occurrence due, handled at asOf, was missed (no writer ran it when
+// it came due) rather than on time. A writer's scheduler wakes within a second of each due
+// time, so an occurrence at most onTime late is on time. Under `tick --once` as the driver
+// (see MarkTick), an occurrence that came due after the previous tick looked at the
+// schedule is the tick's own work, on time, if it is no later than the driver's period
+// (the time between the previous two ticks, or, after the first, since the previous one)
+// plus onTime: what came due while the driver itself was not running (a machine asleep
+// for hours, a crontab switched off) is missed, and follows the catch-up policy.
+func late(s *store.Schedule, due, asOf time.Time) bool {
+	lateBy := asOf.Sub(due)
+	if lateBy <= onTime {
+		return false
+	}
+	if s.Ticked.IsZero() || !due.After(s.Ticked) {
+		return true
+	}
+	period := s.TickGap.D()
+	if period <= 0 {
+		period = asOf.Sub(s.Ticked)
+	}
+	return lateBy > period+onTime
+}
+
+// MarkTick records in every schedule of d that a `tick --once` looked at it at asOf, and
+// the time since the tick before (the driver's period): see late. Called by a tick in the
+// save of its first pass, after TickAsOf judged that pass by the previous marks; called
+// again with the same asOf it changes nothing.
+func MarkTick(d *store.Doc, asOf time.Time) {
+	asOf = asOf.UTC()
+	for i := range d.Schedules {
+		s := &d.Schedules[i]
+		if !asOf.After(s.Ticked) {
+			continue
+		}
+		if !s.Ticked.IsZero() {
+			s.TickGap = store.Duration(asOf.Sub(s.Ticked))
+		}
+		s.Ticked = asOf
+	}
+}
+
 // catchUp applies the catch-up policy to occurrences that are late (missed while no
 // writer ran them); on-time occurrences pass through.
 func catchUp(s *store.Schedule, dues []time.Time, now time.Time) ([]time.Time, []Decision) {
-	var late, fresh []time.Time
+	var missed, fresh []time.Time
 	for _, d := range dues {
-		if now.Sub(d) > onTime {
-			late = append(late, d)
+		if late(s, d, now) {
+			missed = append(missed, d)
 		} else {
 			fresh = append(fresh, d)
 		}
 	}
-	if len(late) == 0 {
+	if len(missed) == 0 {
 		return fresh, nil
 	}
-	dec := Decision{Kind: DecisionCatchUp, Schedule: s.ID, Missed: len(late), Reason: s.CatchUp}
+	dec := Decision{Kind: DecisionCatchUp, Schedule: s.ID, Missed: len(missed), Reason: s.CatchUp}
 	var keep []time.Time
 	switch s.CatchUp {
 	case CatchUpNone:
@@ -429,23 +526,23 @@ func catchUp(s *store.Schedule, dues []time.Time, now time.Time) ([]time.Time, [
 		}
 	case CatchUpLatest:
 		if len(fresh) == 0 {
-			keep = late[len(late)-1:]
+			keep = missed[len(missed)-1:]
 		}
-		dec.Reason = fmt.Sprintf("latest: %d missed, running the most recent", len(late))
+		dec.Reason = fmt.Sprintf("latest: %d missed, running the most recent", len(missed))
 		if len(fresh) > 0 {
-			dec.Reason = fmt.Sprintf("latest: %d missed, an on-time occurrence runs instead", len(late))
+			dec.Reason = fmt.Sprintf("latest: %d missed, an on-time occurrence runs instead", len(missed))
 		}
 	case CatchUpAll:
 		window := s.CatchUpWindow.D()
 		if window <= 0 {
 			window = DefaultCatchUpWindow
 		}
-		for _, d := range late {
+		for _, d := range missed {
 			if now.Sub(d) <= window {
 				keep = append(keep, d)
 			}
 		}
-		dec.Reason = fmt.Sprintf("all: %d missed, %d within the catch-up window of %s run in order", len(late), len(keep), window)
+		dec.Reason = fmt.Sprintf("all: %d missed, %d within the catch-up window of %s run in order", len(missed), len(keep), window)
 	}
 	dec.Dues = keep
 	return append(keep, fresh...), []Decision{dec}
@@ -637,26 +734,119 @@ func AddSchedule(d *store.Doc, s store.Schedule, now time.Time) (store.Schedule,
 	return s, nil
 }
 
-// UpdateSchedule replaces the definition of schedule s.ID, keeping its state (lock,
-// last occurrence, waiting occurrences). Occurrences already handled stay handled.
+// UpdateSchedule replaces the definition of schedule s.ID with s's (the window's form
+// sends every field it shows), keeping its state (lock, last occurrence, waiting
+// occurrences) and its pausing: only PauseSchedule pauses or resumes. A nil Watermark
+// keeps the current one. See commitEdit for what a change of cadence does.
 func UpdateSchedule(d *store.Doc, s store.Schedule, now time.Time) error {
 	cur := d.Schedule(s.ID)
 	if cur == nil {
 		return fmt.Errorf("%w: no schedule %q", ErrNotFound, s.ID)
 	}
-	s.Created, s.LastDue, s.Lock, s.Pending, s.LastRun, s.LastStatus = cur.Created, cur.LastDue, cur.Lock, cur.Pending, cur.LastRun, cur.LastStatus
+	s.Paused = cur.Paused
 	if s.Watermark == nil {
 		s.Watermark = cur.Watermark
 	}
-	if s.Every != cur.Every || s.Cron != cur.Cron {
-		s.Created = now.UTC() // a new cadence counts from now
-		s.LastDue = maxTime(cur.LastDue, now.UTC())
+	return commitEdit(d, cur, s, now)
+}
+
+// ScheduleEdit names the fields an edit changes; a nil field stays as it is. Every and
+// Cron replace each other: naming one (not empty) clears the other. A Cron with a
+// CRON_TZ= or TZ= prefix and no TZ moves the prefix's zone into tz.
+type ScheduleEdit struct {
+	Workflow      *string
+	Every         *store.Duration
+	Cron          *string
+	TZ            *string
+	Paused        *bool // true pauses; false is refused on a paused schedule (resume it)
+	Overlap       *string
+	MaxRuntime    *store.Duration
+	OnOverrun     *string
+	CatchUp       *string
+	CatchUpWindow *store.Duration
+	Watermark     *string
+}
+
+// EditSchedule changes the fields e names of schedule id, and only those. It never
+// resumes a paused schedule (ErrInvalid names resume_schedule), and a change of cadence
+// never creates a missed occurrence (see commitEdit).
+func EditSchedule(d *store.Doc, id string, e ScheduleEdit, now time.Time) error {
+	cur := d.Schedule(id)
+	if cur == nil {
+		return fmt.Errorf("%w: no schedule %q", ErrNotFound, id)
 	}
-	if err := NormalizeSchedule(d, &s, now); err != nil {
+	if e.Paused != nil && !*e.Paused && cur.Paused {
+		return fmt.Errorf("%w: schedule: %w", ErrInvalid, store.FieldErrors{{Field: "paused",
+			Message: "an edit never resumes a schedule; resume it with resume_schedule (what fell due while it was paused is not caught up)"}})
+	}
+	next := cur.Clone()
+	set(&next.Workflow, e.Workflow)
+	set(&next.TZ, e.TZ)
+	set(&next.Overlap, e.Overlap)
+	set(&next.OnOverrun, e.OnOverrun)
+	set(&next.CatchUp, e.CatchUp)
+	set(&next.MaxRuntime, e.MaxRuntime)
+	set(&next.CatchUpWindow, e.CatchUpWindow)
+	if e.Every != nil {
+		next.Every = *e.Every
+		if *e.Every != 0 && e.Cron == nil {
+			next.Cron = ""
+		}
+	}
+	if e.Cron != nil {
+		next.Cron = *e.Cron
+		if *e.Cron != "" && e.Every == nil {
+			next.Every = 0
+		}
+		if _, _, ok := splitZonePrefix(*e.Cron); ok && e.TZ == nil {
+			next.TZ = "" // the prefix names the zone: NormalizeSchedule moves it into tz
+		}
+	}
+	if e.Watermark != nil {
+		next.Watermark = e.Watermark
+	}
+	if e.Paused != nil && *e.Paused {
+		next.Paused = true
+	}
+	return commitEdit(d, cur, next, now)
+}
+
+func set[T any](to *T, v *T) {
+	if v != nil {
+		*to = *v
+	}
+}
+
+// commitEdit validates next, the edited definition of cur, and stores it with cur's
+// state. Occurrences already handled stay handled. When the occurrence times change (the
+// duration, the expression or the zone of a cron expression), occurrences are counted
+// from now on: the new times due before now are not missed ones (an edit never makes a
+// run at once); a new duration counts from now.
+func commitEdit(d *store.Doc, cur *store.Schedule, next store.Schedule, now time.Time) error {
+	next.ID, next.Created, next.LastDue, next.Lock, next.Pending = cur.ID, cur.Created, cur.LastDue, cur.Lock, cur.Pending
+	next.LastRun, next.LastStatus, next.Ticked, next.TickGap = cur.LastRun, cur.LastStatus, cur.Ticked, cur.TickGap
+	movePrefixToTZ(&next)
+	if cadenceOf(&next) != cadenceOf(cur) {
+		next.LastDue = maxTime(cur.LastDue, now.UTC())
+		if e, ok := everyOfSchedule(&next); ok {
+			if old, was := everyOfSchedule(cur); !was || old != e {
+				next.Created = now.UTC() // a new duration counts from now
+			}
+		}
+	}
+	if err := NormalizeSchedule(d, &next, now); err != nil {
 		return err
 	}
-	*cur = s.Clone()
+	*cur = next.Clone()
 	return nil
+}
+
+// cadenceOf is what decides a schedule's occurrence times.
+func cadenceOf(s *store.Schedule) string {
+	if e, ok := everyOfSchedule(s); ok {
+		return "every " + e.String()
+	}
+	return strings.TrimSpace(s.Cron) + " in " + scheduleZone(s)
 }
 
 // DeleteSchedule removes a schedule; its live run, if any, goes on to its end.
@@ -681,6 +871,7 @@ func PauseSchedule(d *store.Doc, id string, paused bool, now time.Time) error {
 		return nil
 	}
 	s.Paused = paused
+	s.NextDue = time.Time{} // nothing is due while it is paused
 	if !paused {
 		s.LastDue = maxTime(s.LastDue, now.UTC())
 		if nd, err := Next(s, s.LastDue); err == nil {
