@@ -91,7 +91,7 @@ func (w *Window) tickPass(t *Term, asOf time.Time) error {
 	defer lost.Stop()
 	suspect := map[string]bool{}
 	for {
-		w.schedulePassAsOf(t, asOf)
+		w.schedulePassAsOf(t, asOf, true)
 		if err := w.tickWriterGone(ctx); err != nil {
 			return err
 		}
