@@ -699,7 +699,8 @@ func ScheduleEnv(home string, d *store.Doc, r *store.Run) map[string]string {
 
 // ScheduleFinished runs inside the save that records a scheduled run's end: the lock is
 // already released; the watermark advances only if the run succeeded and wrote one; the
-// next waiting occurrence starts.
+// next waiting occurrence starts, unless the schedule is paused (then at the first pass
+// after it is resumed).
 func ScheduleFinished(d *store.Doc, r *store.Run, out RunOutput, now time.Time, owner store.Owner) []Decision {
 	s := d.Schedule(r.Schedule)
 	if s == nil {
@@ -711,6 +712,9 @@ func ScheduleFinished(d *store.Doc, r *store.Run, out RunOutput, now time.Time, 
 			wm := strings.TrimRight(string(b), "\r\n")
 			s.Watermark = &wm
 		}
+	}
+	if s.Paused {
+		return nil // a paused schedule runs nothing; what waits starts after resume
 	}
 	return startPending(d, s, now, owner)
 }
