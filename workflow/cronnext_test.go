@@ -174,6 +174,12 @@ var nextFn = func(r *cronRule, t time.Time) time.Time { return r.next(t) }
 func TestCronAcrossEveryTransition(t *testing.T) {
 	from, to := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC)
 	zones := systemZones(t)
+	if raceBuild {
+		named := []string{"Europe/Berlin", "Australia/Lord_Howe", "Asia/Beirut", "America/Santiago"}
+		zones = slices.DeleteFunc(zones, func(z string) bool {
+			return !slices.Contains(named, z) && len(z)%10 != 0
+		})
+	}
 	var nTrans, nChecked int
 	for _, zone := range zones {
 		loc, _ := time.LoadLocation(zone)
@@ -205,7 +211,7 @@ func TestCronAcrossEveryTransition(t *testing.T) {
 		}
 	}
 	t.Logf("%d zones, %d transitions in 2026-27, %d expression windows checked", len(zones), nTrans, nChecked)
-	if nTrans < 300 {
+	if nTrans < 300 && !raceBuild {
 		t.Fatalf("only %d transitions found: the table would prove little", nTrans)
 	}
 }
