@@ -729,6 +729,7 @@ func maxTime(a, b time.Time) time.Time {
 // AddSchedule validates s, gives it an id and adds it to d; it returns the stored copy.
 func AddSchedule(d *store.Doc, s store.Schedule, now time.Time) (store.Schedule, error) {
 	s.ID, s.Created, s.LastDue, s.Lock, s.Pending, s.LastRun, s.LastStatus = "", time.Time{}, time.Time{}, nil, nil, "", ""
+	s.Ticked, s.TickGap = time.Time{}, 0
 	if err := NormalizeSchedule(d, &s, now); err != nil {
 		return s, err
 	}
