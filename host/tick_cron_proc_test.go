@@ -117,13 +117,19 @@ func TestTickDrivenLikeCron(t *testing.T) {
 		ticks = append(ticks, t0.Truncate(time.Minute).Add(time.Duration(k)*time.Minute))
 	}
 	for _, at := range ticks {
+		code, out := runTickAt(t, home, at)
+		// The tick judged as of the instant its clock read when it began (at, plus its
+		// start-up), which it recorded: the model works from the same instant.
+		asOf := readDisk(t, home).Schedules[0].Ticked
+		if asOf.Before(at) || asOf.After(at.Add(time.Minute)) {
+			t.Fatalf("tick at %s recorded ticked %s", at.Format("15:04:05"), asOf)
+		}
 		want := 0
 		for _, m := range models {
-			want += len(m.tick(at))
+			want += len(m.tick(asOf))
 		}
-		code, out := runTickAt(t, home, at)
 		if code != 0 || !strings.Contains(out, fmt.Sprintf("baton tick: %d run(s) succeeded", want)) {
-			t.Fatalf("tick at %s: exit %d, %q; want %d run(s) succeeded", at.Format("15:04:05"), code, out, want)
+			t.Fatalf("tick at %s (as of %s): exit %d, %q; want %d run(s) succeeded", at.Format("15:04:05"), asOf.Format("15:04:05.000"), code, out, want)
 		}
 	}
 	got := map[string][]string{}
@@ -144,6 +150,12 @@ func TestTickDrivenLikeCron(t *testing.T) {
 		cad := "cron " + m.s.Cron
 		if m.s.Cron == "" {
 			cad = "every " + m.s.Every.D().String()
+		}
+		// The README's example, by hand: an every-1m schedule made at :27 runs at each of
+		// the ticks 2-6, then one (none, latest) or fifteen (all) at the tick after the
+		// sleep, then one.
+		if hand := map[string]int{"none": 7, "latest": 7, "all": 21}[m.s.CatchUp]; m.s.Every.D() == time.Minute && len(want) != hand {
+			t.Errorf("%s (%s, catch_up %s): the model says %d runs, the README %d", id, cad, m.s.CatchUp, len(want), hand)
 		}
 		if !slices.Equal(got[id], want) {
 			t.Errorf("%s (%s, catch_up %s): ran %d %v\nwant %d %v", id, cad, m.s.CatchUp, len(got[id]), got[id], len(want), want)
