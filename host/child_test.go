@@ -29,13 +29,13 @@ func TestMain(m *testing.M) {
 		os.Exit(childMain())
 	case "tick":
 		setKnobsFromEnv()
-		os.Exit(TickOnce(os.Getenv("BATON_TEST_HOME"), Options{}, os.Stdout))
+		os.Exit(TickOnce(os.Getenv("BATON_TEST_HOME"), Options{Now: testClock()}, os.Stdout))
 	}
 	os.Exit(m.Run())
 }
 
 func childMain() int {
-	opts := Options{Logf: func(f string, a ...any) {
+	opts := Options{Now: testClock(), Logf: func(f string, a ...any) {
 		fmt.Fprintf(os.Stderr, "child %d: "+f+"\n", append([]any{os.Getpid()}, a...)...)
 	}}
 	setKnobsFromEnv()
@@ -46,6 +46,23 @@ func childMain() int {
 		return 1
 	}
 	return 0
+}
+
+// testClock is the child's clock (Options.Now): with BATON_TEST_NOW set (RFC 3339), time
+// starts at that instant when the process starts and runs at the real pace, so a test can
+// place a tick at a whole minute without waiting for one; nil (the real clock) otherwise.
+func testClock() func() time.Time {
+	v := os.Getenv("BATON_TEST_NOW")
+	if v == "" {
+		return nil
+	}
+	base, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "BATON_TEST_NOW: %v\n", err)
+		os.Exit(2)
+	}
+	start := time.Now()
+	return func() time.Time { return base.Add(time.Since(start)) }
 }
 
 // setKnobsFromEnv switches off the protection a reverse control names:

@@ -244,13 +244,17 @@ func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, e
 			return nil, err
 		}
 		out, g, err := in.AddSchedule(ctx, s)
-		return map[string]any{"schedule": out.ID, "next_due": out.NextDue, "generation": g}, err
+		reply := map[string]any{"schedule": out.ID, "generation": g}
+		if !out.NextDue.IsZero() { // a paused schedule has none
+			reply["next_due"] = out.NextDue
+		}
+		return reply, err
 	case "update_schedule":
-		s, err := decodeScheduleUpdate(req)
+		id, e, err := decodeScheduleEdit(req)
 		if err != nil {
 			return nil, err
 		}
-		g, err := in.UpdateSchedule(ctx, s)
+		g, err := in.EditSchedule(ctx, id, e)
 		return map[string]any{"generation": g}, err
 	case "delete_schedule", "pause_schedule", "resume_schedule":
 		id := scheduleID(req)
@@ -340,19 +344,44 @@ func (in scheduleInput) toSchedule() store.Schedule {
 		CatchUp: in.CatchUp, CatchUpWindow: in.CatchUpWindow, Watermark: in.Watermark}
 }
 
-// decodeScheduleUpdate accepts "schedule": {"id": ..., fields} or "schedule": id with the
-// fields in "set".
-func decodeScheduleUpdate(req *Request) (store.Schedule, error) {
-	if id := scheduleID(req); id != "" {
-		s, err := decodeSchedule(req.Set)
-		s.ID = id
-		return s, err
+// decodeScheduleEdit reads update_schedule: "schedule": id with the fields to change in
+// "set", or "schedule": an object with its "id" and the fields to change. Only the fields
+// named change (a null names nothing); an unknown field is refused.
+func decodeScheduleEdit(req *Request) (string, workflow.ScheduleEdit, error) {
+	var e workflow.ScheduleEdit
+	id, raw := scheduleID(req), req.Set
+	if id == "" {
+		raw = req.Schedule
 	}
-	s, err := decodeSchedule(req.Schedule)
-	if err == nil && s.ID == "" {
-		err = fmt.Errorf("%w: update_schedule needs the schedule's \"id\"", workflow.ErrInvalid)
+	if len(raw) == 0 || raw[0] != '{' {
+		return "", e, fmt.Errorf("%w: update_schedule needs \"schedule\": id and \"set\": the fields to change", workflow.ErrInvalid)
 	}
-	return s, err
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return "", e, fmt.Errorf("%w: schedule: %v", workflow.ErrInvalid, err)
+	}
+	if v, ok := fields["id"]; ok && id == "" {
+		_ = json.Unmarshal(v, &id)
+	}
+	if id == "" {
+		return "", e, fmt.Errorf("%w: update_schedule needs the schedule's \"id\"", workflow.ErrInvalid)
+	}
+	targets := map[string]any{"workflow": &e.Workflow, "every": &e.Every, "cron": &e.Cron, "tz": &e.TZ,
+		"paused": &e.Paused, "overlap": &e.Overlap, "max_runtime": &e.MaxRuntime, "on_overrun": &e.OnOverrun,
+		"catch_up": &e.CatchUp, "catch_up_window": &e.CatchUpWindow, "watermark": &e.Watermark}
+	for k, v := range fields {
+		to, ok := targets[k]
+		if k == "id" {
+			continue
+		}
+		if !ok {
+			return "", e, fmt.Errorf("%w: schedule: unknown field %q", workflow.ErrInvalid, k)
+		}
+		if err := json.Unmarshal(v, to); err != nil {
+			return "", e, fmt.Errorf("%w: schedule: %s: %v", workflow.ErrInvalid, k, err)
+		}
+	}
+	return id, e, nil
 }
 
 func scheduleID(req *Request) string {

@@ -645,7 +645,10 @@ func recordForwarded(ctx context.Context, fn func(*store.Doc) error) func(*store
 		}
 		for _, s := range d.Schedules {
 			if !schedules[s.ID] {
-				out["schedule"], out["next_due"] = s.ID, s.NextDue
+				out["schedule"] = s.ID
+				if !s.NextDue.IsZero() { // a paused schedule has none
+					out["next_due"] = s.NextDue
+				}
 			}
 		}
 		b, err := json.Marshal(out)

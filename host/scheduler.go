@@ -48,12 +48,14 @@ func (w *Window) wakeScheduler() {
 // log, cancels what must be cancelled, starts what was created, and returns when to look
 // again.
 func (w *Window) schedulePass(t *Term) time.Time {
-	return w.schedulePassAsOf(t, time.Time{})
+	return w.schedulePassAsOf(t, time.Time{}, false)
 }
 
 // schedulePassAsOf is schedulePass for the occurrences due at asOf (zero: now); overruns
-// are judged now. `tick --once` passes the instant it started.
-func (w *Window) schedulePassAsOf(t *Term, asOf time.Time) time.Time {
+// are judged now. `tick --once` passes the instant it started, and tick: its passes
+// record in each schedule that a tick looked at it then (workflow.MarkTick), in the save
+// of its first pass, after that pass judged lateness by the previous tick.
+func (w *Window) schedulePassAsOf(t *Term, asOf time.Time, tick bool) time.Time {
 	eng, self := t.engine, t.self
 	now := w.opts.Now()
 	if asOf.IsZero() {
@@ -64,6 +66,9 @@ func (w *Window) schedulePassAsOf(t *Term, asOf time.Time) time.Time {
 	pass := func(d *store.Doc) error {
 		before := scheduleState(d)
 		decs = workflow.TickAsOf(d, asOf, now, self)
+		if tick {
+			workflow.MarkTick(d, asOf)
+		}
 		decs = append(decs, workflow.Overruns(d, now)...)
 		next = nextWake(d, now)
 		if len(decs) == 0 && reflect.DeepEqual(before, scheduleState(d)) {
@@ -136,6 +141,7 @@ func schedulingCopy(d *store.Doc) *store.Doc {
 
 type schedState struct {
 	Last, Next time.Time
+	Ticked     time.Time
 	Pending    int
 	Lock       string
 }
@@ -143,7 +149,7 @@ type schedState struct {
 func scheduleState(d *store.Doc) []schedState {
 	out := make([]schedState, len(d.Schedules))
 	for i, s := range d.Schedules {
-		out[i] = schedState{Last: s.LastDue, Next: s.NextDue, Pending: len(s.Pending)}
+		out[i] = schedState{Last: s.LastDue, Next: s.NextDue, Ticked: s.Ticked, Pending: len(s.Pending)}
 		if s.Lock != nil {
 			out[i].Lock = s.Lock.Run
 		}

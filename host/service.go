@@ -183,7 +183,20 @@ func (s *Intents) AddSchedule(ctx context.Context, sc store.Schedule) (store.Sch
 	return out, gen(d), err
 }
 
-// UpdateSchedule replaces the definition of schedule s.ID, keeping its state.
+// EditSchedule changes the fields e names of schedule id, and only those; it never
+// resumes a paused schedule (see workflow.EditSchedule). It blocks until saved.
+func (s *Intents) EditSchedule(ctx context.Context, id string, e workflow.ScheduleEdit) (uint64, error) {
+	w := s.w
+	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.EditSchedule(d, id, e, w.opts.Now()) })
+	w.wakeScheduler()
+	if err == nil {
+		s.note(scheduleChange(store.ChangeUpdated, scheduleIn(d, id), gen(d)))
+	}
+	return gen(d), err
+}
+
+// UpdateSchedule replaces the definition of schedule s.ID (every field the window's form
+// shows), keeping its state and its pausing.
 func (s *Intents) UpdateSchedule(ctx context.Context, sc store.Schedule) (uint64, error) {
 	w := s.w
 	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.UpdateSchedule(d, sc, w.opts.Now()) })

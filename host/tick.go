@@ -21,7 +21,9 @@ import (
 // end, records them, releases the lock and returns 0, or 1 with a message naming each
 // run that did not succeed. Occurrences that come due while its runs go on are left for
 // the next tick, so a tick always ends. Two overlapping ticks never run the same
-// occurrence: the second finds the lock held.
+// occurrence: the second finds the lock held. Its first save records in each schedule
+// when it looked (workflow.MarkTick): an occurrence that comes due before the next tick
+// is that tick's own work, not a missed one.
 func TickOnce(home string, opts Options, out io.Writer) int {
 	opts.NoScheduler, opts.NoWait = true, true
 	w, err := Open(home, opts)
@@ -91,7 +93,7 @@ func (w *Window) tickPass(t *Term, asOf time.Time) error {
 	defer lost.Stop()
 	suspect := map[string]bool{}
 	for {
-		w.schedulePassAsOf(t, asOf)
+		w.schedulePassAsOf(t, asOf, true)
 		if err := w.tickWriterGone(ctx); err != nil {
 			return err
 		}

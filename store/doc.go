@@ -180,6 +180,11 @@ type Schedule struct {
 	Pending       []time.Time `json:"pending,omitempty"` // queued occurrences (overlap=queue)
 	LastRun       string      `json:"last_run,omitempty"`
 	LastStatus    string      `json:"last_status,omitempty"`
+	// Ticked is when a `tick --once` last looked at the schedule, and TickGap the time
+	// between that tick and the one before: how late an occurrence may be and still be the
+	// tick's own work (see workflow.MarkTick). Zero when no tick drove it.
+	Ticked  time.Time `json:"ticked,omitzero"`
+	TickGap Duration  `json:"tick_gap,omitzero"`
 }
 
 // RunLock says which run of a schedule holds its lock, and who owns that run.

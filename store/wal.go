@@ -210,7 +210,7 @@ func scheduleEqual(a, b *Schedule) bool {
 		a.OnOverrun == b.OnOverrun && a.CatchUp == b.CatchUp && a.CatchUpWindow == b.CatchUpWindow &&
 		ptrEqual(a.Watermark, b.Watermark) && a.Created == b.Created && a.LastDue == b.LastDue &&
 		a.NextDue == b.NextDue && ptrEqual(a.Lock, b.Lock) && slices.Equal(a.Pending, b.Pending) &&
-		a.LastRun == b.LastRun && a.LastStatus == b.LastStatus
+		a.LastRun == b.LastRun && a.LastStatus == b.LastStatus && a.Ticked == b.Ticked && a.TickGap == b.TickGap
 }
 
 func appliedEqual(a, b Applied) bool {

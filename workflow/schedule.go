@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/robfig/cron/v3"
 
 	"baton/store"
 )
@@ -40,9 +37,11 @@ const DefaultCatchUpWindow = 24 * time.Hour
 const onTime = 5 * time.Second
 
 // NormalizeSchedule fills defaults into s and validates it against d. It sets Created,
-// LastDue (occurrences are counted from now on) and NextDue on a new schedule. A broken
-// rule is ErrInvalid wrapping a store.FieldErrors that names every field at fault, in
-// plain words (a cron expression's problem says which of its five fields is wrong).
+// LastDue (occurrences are counted from now on) and NextDue on a new schedule. A cron
+// expression's CRON_TZ= or TZ= prefix is moved into tz when tz is empty (and refused
+// beside a tz). A broken rule is ErrInvalid wrapping a store.FieldErrors that names every
+// field at fault, in plain words (a cron expression's problem says which of its five
+// fields is wrong).
 func NormalizeSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 	if s.Overlap == "" {
 		s.Overlap = OverlapSkip
@@ -53,6 +52,7 @@ func NormalizeSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 	if s.CatchUp == "" {
 		s.CatchUp = CatchUpLatest
 	}
+	movePrefixToTZ(s)
 	if err := validateSchedule(d, s, now); err != nil {
 		return fmt.Errorf("%w: schedule: %w", ErrInvalid, err)
 	}
@@ -71,7 +71,23 @@ func NormalizeSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 		return fmt.Errorf("%w: schedule: %w", ErrInvalid, store.FieldErrors{{Field: field, Message: err.Error()}})
 	}
 	s.NextDue = next
+	if s.Paused {
+		s.NextDue = time.Time{} // nothing is due while it is paused
+	}
 	return nil
+}
+
+// movePrefixToTZ moves a cron expression's zone prefix into tz when tz is empty and the
+// zone is known ("CRON_TZ=Asia/Tokyo 0 3 * * *" becomes tz Asia/Tokyo, cron "0 3 * * *"),
+// so that the stored expression, the preview and the zone shown agree.
+func movePrefixToTZ(s *store.Schedule) {
+	zone, rest, ok := splitZonePrefix(s.Cron)
+	if !ok || s.TZ != "" || zone == "" || rest == "" {
+		return
+	}
+	if _, err := time.LoadLocation(zone); err == nil {
+		s.TZ, s.Cron = zone, rest
+	}
 }
 
 // validateSchedule returns every broken rule of s as a store.FieldErrors, or nil.
@@ -88,8 +104,11 @@ func validateSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 		errs.Add("every", "give either every or cron, not both")
 	case s.Every == 0 && s.Cron == "":
 		errs.Add("every", "one of every or cron is required, such as every 1h or cron 0 3 * * *")
-	case s.Cron == "" && s.Every.D() < time.Second:
-		errs.Add("every", fmt.Sprintf("must be at least 1s, got %s", s.Every.D()))
+	case s.Cron == "" && everyProblem(s.Every.D()) != "":
+		errs.Add("every", everyProblem(s.Every.D()))
+	}
+	if zone, _, ok := splitZonePrefix(s.Cron); ok && s.TZ != "" {
+		errs.Add("cron", fmt.Sprintf("names its zone (%s) beside tz %q: give the zone once, in tz or as the prefix", zone, s.TZ))
 	}
 	loc, tzErr := location(s.TZ)
 	if tzErr != nil {
@@ -99,7 +118,7 @@ func validateSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 	if s.Cron != "" {
 		if msg := CronProblem(s.Cron); msg != "" {
 			errs.Add("cron", msg)
-		} else if sched, err := parseCron(s.Cron); err == nil && sched.Next(now.In(loc)).IsZero() {
+		} else if rule, err := cronRuleOf(s); err == nil && rule != nil && rule.next(now.In(loc)).IsZero() {
 			errs.Add("cron", "never comes round: no date matches it (such as the 30th of February)")
 		}
 	}
@@ -121,176 +140,31 @@ func validateSchedule(d *store.Doc, s *store.Schedule, now time.Time) error {
 	return errs.Err()
 }
 
-// cronField is one of the five fields of a cron expression, with its bounds and the
-// names it accepts (as github.com/robfig/cron's standard parser reads them).
-type cronField struct {
-	name     string
-	min, max int
-	names    []string // names[i] stands for min+i
-}
-
-var cronFields = [5]cronField{
-	{"minute", 0, 59, nil},
-	{"hour", 0, 23, nil},
-	{"day of month", 1, 31, nil},
-	{"month", 1, 12, []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
-	{"weekday", 0, 6, []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}},
-}
-
-// bounds says which values the field takes: "0–59", "1–12 or jan–dec".
-func (f cronField) bounds() string {
-	b := fmt.Sprintf("%d–%d", f.min, f.max)
-	if f.names != nil {
-		b += " or " + f.names[0] + "–" + f.names[len(f.names)-1]
-	}
-	return b
-}
-
-// value reads one value of the field: a number or a name.
-func (f cronField) value(s string) (int, bool) {
-	for i, n := range f.names {
-		if strings.EqualFold(s, n) {
-			return f.min + i, true
-		}
-	}
-	v, err := strconv.Atoi(s)
-	return v, err == nil
-}
-
-// problems lists what is wrong with expr as the value of this field, in plain words.
-func (f cronField) problems(expr string) []string {
-	var out []string
-	parts := strings.FieldsFunc(expr, func(r rune) bool { return r == ',' })
-	if len(parts) == 0 {
-		return []string{fmt.Sprintf("%s is empty; write %s or *", f.name, f.bounds())}
-	}
-	for _, part := range parts {
-		rangeStep := strings.Split(part, "/")
-		if len(rangeStep) > 2 {
-			out = append(out, fmt.Sprintf("%s %q has more than one /", f.name, part))
-			continue
-		}
-		if len(rangeStep) == 2 {
-			if n, err := strconv.Atoi(rangeStep[1]); err != nil || n < 1 {
-				out = append(out, fmt.Sprintf("%s step after / must be a whole number of at least 1, got %q", f.name, rangeStep[1]))
-			}
-		}
-		lowHigh := strings.Split(rangeStep[0], "-")
-		if lowHigh[0] == "*" || lowHigh[0] == "?" {
-			continue
-		}
-		if len(lowHigh) > 2 {
-			out = append(out, fmt.Sprintf("%s %q has more than one -", f.name, part))
-			continue
-		}
-		vals := make([]int, 0, 2)
-		for _, t := range lowHigh {
-			v, ok := f.value(t)
-			if !ok {
-				out = append(out, fmt.Sprintf("%s must be %s, got %q", f.name, f.bounds(), part))
-				break
-			}
-			if v < f.min || v > f.max {
-				out = append(out, fmt.Sprintf("%s must be %s, got %d", f.name, f.bounds(), v))
-				break
-			}
-			vals = append(vals, v)
-		}
-		if len(vals) == 2 && vals[0] > vals[1] {
-			out = append(out, fmt.Sprintf("%s range %s goes backwards; write the smaller value first", f.name, rangeStep[0]))
-		}
-	}
-	return out
-}
-
-// CronProblem says in plain words what is wrong with a cron expression, or "" if nothing
-// is: "minute must be 0–59, got 61". It accepts what the scheduler runs: five fields
-// (minute hour day-of-month month weekday), the shortcuts @hourly, @daily, @weekly,
-// @monthly, @yearly and @every DURATION, and a TZ= or CRON_TZ= prefix.
-func CronProblem(spec string) string {
-	spec = strings.TrimSpace(spec)
-	if spec == "" {
-		return "is empty; write five fields such as 0 3 * * *"
-	}
-	if strings.HasPrefix(spec, "TZ=") || strings.HasPrefix(spec, "CRON_TZ=") {
-		prefix, rest, ok := strings.Cut(spec, " ")
-		_, tz, _ := strings.Cut(prefix, "=")
-		if _, err := time.LoadLocation(tz); err != nil || tz == "" {
-			return fmt.Sprintf("unknown time zone %q in %s", tz, prefix)
-		}
-		if spec = strings.TrimSpace(rest); !ok || spec == "" {
-			return fmt.Sprintf("after %s give the schedule, such as %s 0 3 * * *", prefix, prefix)
-		}
-	}
-	if strings.HasPrefix(spec, "@") {
-		if _, err := cron.ParseStandard(spec); err == nil {
-			return ""
-		}
-		if d, ok := strings.CutPrefix(spec, "@every "); ok {
-			return fmt.Sprintf("@every needs a duration such as @every 1h30m, got %q", strings.TrimSpace(d))
-		}
-		return fmt.Sprintf("unknown shortcut %q; use @hourly, @daily, @weekly, @monthly, @yearly or @every 1h", spec)
-	}
-	fields := strings.Fields(spec)
-	if len(fields) != len(cronFields) {
-		return fmt.Sprintf("needs 5 fields (minute hour day-of-month month weekday), got %d", len(fields))
-	}
-	var out []string
-	for i, f := range fields {
-		out = append(out, cronFields[i].problems(f)...)
-	}
-	if len(out) == 0 {
-		if _, err := cron.ParseStandard(spec); err != nil { // a form the checks above let through
-			out = append(out, "is not a cron expression Baton understands ("+err.Error()+")")
-		}
-	}
-	return strings.Join(out, "; ")
-}
-
-// parseCron parses a cron expression that CronProblem accepts; it never panics (the
-// library does on "TZ=UTC" with nothing after it).
-func parseCron(spec string) (cron.Schedule, error) {
-	if msg := CronProblem(spec); msg != "" {
-		return nil, fmt.Errorf("cron %q: %s", spec, msg)
-	}
-	return cron.ParseStandard(strings.TrimSpace(spec))
-}
-
-func location(tz string) (*time.Location, error) {
-	if tz == "" {
-		return time.Local, nil
-	}
-	return time.LoadLocation(tz)
-}
-
 // Next returns the first occurrence of s strictly after t. An every-schedule's
-// occurrences are Created + k*every; a cron schedule's follow its expression in its tz.
-// A cron expression no date matches is an error, never the zero time.
+// occurrences (and those of "@every D") are Created + k*every; a cron schedule's follow
+// its expression in its zone by the rule of cronnext.go (a fixed time runs once per
+// matching local day across a clock change; other expressions follow elapsed time). A
+// cron expression no date matches is an error, never the zero time.
 func Next(s *store.Schedule, t time.Time) (time.Time, error) {
-	if s.Cron != "" {
-		sched, err := parseCron(s.Cron)
-		if err != nil {
-			return time.Time{}, err
+	if every, ok := everyOfSchedule(s); ok {
+		if msg := everyProblem(every); msg != "" {
+			return time.Time{}, fmt.Errorf("every %s", msg)
 		}
-		loc, err := location(s.TZ)
-		if err != nil {
-			return time.Time{}, err
+		if t.Before(s.Created) {
+			return s.Created.Add(every).UTC(), nil
 		}
-		next := sched.Next(t.In(loc))
-		if next.IsZero() {
-			return time.Time{}, fmt.Errorf("cron %q never comes round after %s", s.Cron, t.Format(time.RFC3339))
-		}
-		return next.UTC(), nil
+		k := t.Sub(s.Created)/every + 1
+		return s.Created.Add(k * every).UTC(), nil
 	}
-	every := s.Every.D()
-	if every <= 0 {
-		return time.Time{}, fmt.Errorf("every must be positive")
+	rule, err := cronRuleOf(s)
+	if err != nil {
+		return time.Time{}, err
 	}
-	if t.Before(s.Created) {
-		return s.Created.Add(every).UTC(), nil
+	next := rule.next(t)
+	if next.IsZero() {
+		return time.Time{}, fmt.Errorf("cron %q never comes round after %s", s.Cron, t.Format(time.RFC3339))
 	}
-	k := t.Sub(s.Created)/every + 1
-	return s.Created.Add(k * every).UTC(), nil
+	return next.UTC(), nil
 }
 
 // NextTimes returns the next n occurrences after t (for previews).
@@ -377,7 +251,7 @@ func TickAsOf(d *store.Doc, asOf, now time.Time, owner store.Owner) []Decision {
 		dues, dec := catchUp(s, dues, asOf)
 		out = append(out, dec...)
 		for _, due := range dues {
-			inOrder := s.CatchUp == CatchUpAll && asOf.Sub(due) > onTime
+			inOrder := s.CatchUp == CatchUpAll && late(s, due, asOf)
 			out = append(out, occur(d, s, due, now, owner, inOrder)...)
 		}
 		out = append(out, startPending(d, s, now, owner)...)
@@ -406,21 +280,62 @@ func dueKeys(s *store.Schedule, now time.Time) []time.Time {
 	}
 }
 
+// late reports whether occurrence due, handled at asOf, was missed (no writer ran it when
+// it came due) rather than on time. A writer's scheduler wakes within a second of each due
+// time, so an occurrence at most onTime late is on time. Under `tick --once` as the driver
+// (see MarkTick), an occurrence that came due after the previous tick looked at the
+// schedule is the tick's own work, on time, if it is no later than the driver's period
+// (the time between the previous two ticks, or, after the first, since the previous one)
+// plus onTime: what came due while the driver itself was not running (a machine asleep
+// for hours, a crontab switched off) is missed, and follows the catch-up policy.
+func late(s *store.Schedule, due, asOf time.Time) bool {
+	lateBy := asOf.Sub(due)
+	if lateBy <= onTime {
+		return false
+	}
+	if s.Ticked.IsZero() || !due.After(s.Ticked) {
+		return true
+	}
+	period := s.TickGap.D()
+	if period <= 0 {
+		period = asOf.Sub(s.Ticked)
+	}
+	return lateBy > period+onTime
+}
+
+// MarkTick records in every schedule of d that a `tick --once` looked at it at asOf, and
+// the time since the tick before (the driver's period): see late. Called by a tick in the
+// save of its first pass, after TickAsOf judged that pass by the previous marks; called
+// again with the same asOf it changes nothing.
+func MarkTick(d *store.Doc, asOf time.Time) {
+	asOf = asOf.UTC()
+	for i := range d.Schedules {
+		s := &d.Schedules[i]
+		if !asOf.After(s.Ticked) {
+			continue
+		}
+		if !s.Ticked.IsZero() {
+			s.TickGap = store.Duration(asOf.Sub(s.Ticked))
+		}
+		s.Ticked = asOf
+	}
+}
+
 // catchUp applies the catch-up policy to occurrences that are late (missed while no
 // writer ran them); on-time occurrences pass through.
 func catchUp(s *store.Schedule, dues []time.Time, now time.Time) ([]time.Time, []Decision) {
-	var late, fresh []time.Time
+	var missed, fresh []time.Time
 	for _, d := range dues {
-		if now.Sub(d) > onTime {
-			late = append(late, d)
+		if late(s, d, now) {
+			missed = append(missed, d)
 		} else {
 			fresh = append(fresh, d)
 		}
 	}
-	if len(late) == 0 {
+	if len(missed) == 0 {
 		return fresh, nil
 	}
-	dec := Decision{Kind: DecisionCatchUp, Schedule: s.ID, Missed: len(late), Reason: s.CatchUp}
+	dec := Decision{Kind: DecisionCatchUp, Schedule: s.ID, Missed: len(missed), Reason: s.CatchUp}
 	var keep []time.Time
 	switch s.CatchUp {
 	case CatchUpNone:
@@ -429,23 +344,23 @@ func catchUp(s *store.Schedule, dues []time.Time, now time.Time) ([]time.Time, [
 		}
 	case CatchUpLatest:
 		if len(fresh) == 0 {
-			keep = late[len(late)-1:]
+			keep = missed[len(missed)-1:]
 		}
-		dec.Reason = fmt.Sprintf("latest: %d missed, running the most recent", len(late))
+		dec.Reason = fmt.Sprintf("latest: %d missed, running the most recent", len(missed))
 		if len(fresh) > 0 {
-			dec.Reason = fmt.Sprintf("latest: %d missed, an on-time occurrence runs instead", len(late))
+			dec.Reason = fmt.Sprintf("latest: %d missed, an on-time occurrence runs instead", len(missed))
 		}
 	case CatchUpAll:
 		window := s.CatchUpWindow.D()
 		if window <= 0 {
 			window = DefaultCatchUpWindow
 		}
-		for _, d := range late {
+		for _, d := range missed {
 			if now.Sub(d) <= window {
 				keep = append(keep, d)
 			}
 		}
-		dec.Reason = fmt.Sprintf("all: %d missed, %d within the catch-up window of %s run in order", len(late), len(keep), window)
+		dec.Reason = fmt.Sprintf("all: %d missed, %d within the catch-up window of %s run in order", len(missed), len(keep), window)
 	}
 	dec.Dues = keep
 	return append(keep, fresh...), []Decision{dec}
@@ -602,7 +517,8 @@ func ScheduleEnv(home string, d *store.Doc, r *store.Run) map[string]string {
 
 // ScheduleFinished runs inside the save that records a scheduled run's end: the lock is
 // already released; the watermark advances only if the run succeeded and wrote one; the
-// next waiting occurrence starts.
+// next waiting occurrence starts, unless the schedule is paused (then at the first pass
+// after it is resumed).
 func ScheduleFinished(d *store.Doc, r *store.Run, out RunOutput, now time.Time, owner store.Owner) []Decision {
 	s := d.Schedule(r.Schedule)
 	if s == nil {
@@ -615,6 +531,9 @@ func ScheduleFinished(d *store.Doc, r *store.Run, out RunOutput, now time.Time, 
 			s.Watermark = &wm
 		}
 	}
+	if s.Paused {
+		return nil // a paused schedule runs nothing; what waits starts after resume
+	}
 	return startPending(d, s, now, owner)
 }
 
@@ -623,69 +542,4 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-// AddSchedule validates s, gives it an id and adds it to d; it returns the stored copy.
-func AddSchedule(d *store.Doc, s store.Schedule, now time.Time) (store.Schedule, error) {
-	s.ID, s.Created, s.LastDue, s.Lock, s.Pending, s.LastRun, s.LastStatus = "", time.Time{}, time.Time{}, nil, nil, "", ""
-	if err := NormalizeSchedule(d, &s, now); err != nil {
-		return s, err
-	}
-	d.Seq++
-	s.ID = fmt.Sprintf("s%d", d.Seq)
-	d.Schedules = append(d.Schedules, s.Clone())
-	return s, nil
-}
-
-// UpdateSchedule replaces the definition of schedule s.ID, keeping its state (lock,
-// last occurrence, waiting occurrences). Occurrences already handled stay handled.
-func UpdateSchedule(d *store.Doc, s store.Schedule, now time.Time) error {
-	cur := d.Schedule(s.ID)
-	if cur == nil {
-		return fmt.Errorf("%w: no schedule %q", ErrNotFound, s.ID)
-	}
-	s.Created, s.LastDue, s.Lock, s.Pending, s.LastRun, s.LastStatus = cur.Created, cur.LastDue, cur.Lock, cur.Pending, cur.LastRun, cur.LastStatus
-	if s.Watermark == nil {
-		s.Watermark = cur.Watermark
-	}
-	if s.Every != cur.Every || s.Cron != cur.Cron {
-		s.Created = now.UTC() // a new cadence counts from now
-		s.LastDue = maxTime(cur.LastDue, now.UTC())
-	}
-	if err := NormalizeSchedule(d, &s, now); err != nil {
-		return err
-	}
-	*cur = s.Clone()
-	return nil
-}
-
-// DeleteSchedule removes a schedule; its live run, if any, goes on to its end.
-func DeleteSchedule(d *store.Doc, id string) error {
-	for i := range d.Schedules {
-		if d.Schedules[i].ID == id {
-			d.Schedules = append(d.Schedules[:i], d.Schedules[i+1:]...)
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: no schedule %q", ErrNotFound, id)
-}
-
-// PauseSchedule pauses or resumes a schedule. Resuming counts occurrences from now on:
-// the time it was paused is not caught up.
-func PauseSchedule(d *store.Doc, id string, paused bool, now time.Time) error {
-	s := d.Schedule(id)
-	if s == nil {
-		return fmt.Errorf("%w: no schedule %q", ErrNotFound, id)
-	}
-	if s.Paused == paused {
-		return nil
-	}
-	s.Paused = paused
-	if !paused {
-		s.LastDue = maxTime(s.LastDue, now.UTC())
-		if nd, err := Next(s, s.LastDue); err == nil {
-			s.NextDue = nd
-		}
-	}
-	return nil
 }

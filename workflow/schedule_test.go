@@ -426,6 +426,28 @@ func TestPauseResumeDoesNotCatchUpPausedTime(t *testing.T) {
 	}
 }
 
+// TestPausedScheduleStartsNothingWaiting: an occurrence waiting behind a live run
+// (overlap queue) does not start when that run ends while the schedule is paused; it
+// starts at the first pass after resume, and nothing due during the pause runs.
+func TestPausedScheduleStartsNothingWaiting(t *testing.T) {
+	d, id := schedDoc(t, store.Schedule{Every: store.Duration(time.Minute), Overlap: OverlapQueue, CatchUp: CatchUpAll})
+	Tick(d, t0.Add(time.Minute), me)
+	run1 := runsOf(d, id)[0].ID
+	setRunning(d, run1, t0.Add(time.Minute))
+	Tick(d, t0.Add(2*time.Minute), me) // waits behind run 1
+	PauseSchedule(d, id, true, t0.Add(2*time.Minute+time.Second))
+	finish(d, run1, store.StatusSucceeded, t0.Add(3*time.Minute))
+	if n := len(runsOf(d, id)); n != 1 {
+		t.Fatalf("a paused schedule started its waiting occurrence: %d runs", n)
+	}
+	PauseSchedule(d, id, false, t0.Add(10*time.Minute))
+	Tick(d, t0.Add(10*time.Minute+time.Second), me)
+	rs := runsOf(d, id)
+	if len(rs) != 2 || !rs[1].Due.Equal(t0.Add(2*time.Minute)) {
+		t.Fatalf("after resume: %d runs (%v), want the waiting occurrence of %s only", len(rs), rs, t0.Add(2*time.Minute))
+	}
+}
+
 // TestTickAsOfHandlesOnlyWhatWasDueThen is the pass of `tick --once`: occurrences due
 // after asOf are left alone however late now is, lateness is judged at asOf (catch_up
 // none still runs the occurrence that was on time then), the runs are dated now, and a
