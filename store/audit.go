@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -279,8 +280,10 @@ func (a *Audit) Append(rec Record) error {
 	line = append(line, '\n')
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if fi, err := os.Stat(a.path); err == nil && fi.Size()+int64(len(line)) > AuditMaxSize {
-		_ = os.Rename(a.path, a.path+".1")
+	fi, err := os.Stat(a.path)
+	created := errors.Is(err, os.ErrNotExist)
+	if err == nil && fi.Size()+int64(len(line)) > AuditMaxSize {
+		created = os.Rename(a.path, a.path+".1") == nil
 	}
 	f, err := os.OpenFile(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
@@ -290,7 +293,15 @@ func (a *Audit) Append(rec Record) error {
 	if _, err := f.Write(line); err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	return f.Sync()
+	if err := FsyncAt(SyncAudit, f); err != nil {
+		return fmt.Errorf("audit: fsync %s: %w", a.path, err)
+	}
+	if created { // a new file's name (and a rotation's) is durable only with its folder
+		if err := SyncDirAt(SyncAuditFolder, filepath.Dir(a.path)); err != nil {
+			return fmt.Errorf("audit: fsync %s: %w", filepath.Dir(a.path), err)
+		}
+	}
+	return nil
 }
 
 // Read returns the entries of the audit log (the rotated file first), oldest first, at most
