@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -350,6 +351,153 @@ func TestPowerCutReverseControls(t *testing.T) {
 				}
 				t.Logf("with %s off: %q", p, lost)
 			})
+		}
+	}
+}
+
+// TestPowerCutAtPoints: a power cut at each named point of a takeover and its saves
+// (crashPoints: between a frame's write and its sync, in a save between the temp file's
+// write, its fsync, its rename and the folder's sync, and in each takeover step). The
+// writer acknowledges saves and has a run going, and dies; the next window, armed with the
+// point, dies exactly there; the power goes at that instant. Everything acknowledged is
+// there, the home opens, and the dead run is failed once, never run again.
+func TestPowerCutAtPoints(t *testing.T) {
+	for _, fp := range crashPoints {
+		t.Run(fp, func(t *testing.T) {
+			t.Parallel()
+			powerAt(t, fp)
+		})
+	}
+}
+
+func powerAt(t *testing.T, fp string) {
+	f, home := powerHome(t)
+	marks := t.TempDir()
+	a := startChild(t, home)
+	a.waitWriter(30 * time.Second)
+	acked := addAcked(a, "acked", 1)
+	a.ok(addWF("slow", 1, "fail", sleeper(marks, 300)...))
+	run := a.ok(map[string]any{"op": "start_run", "workflow": "slow"})["run"].(string)
+	runningWithGroup(t, a, run)
+	acked = append(acked, addAcked(a, "acked-later", 1)...)
+	b := startChild(t, home, withEnv("BATON_FAILPOINTS="+fp))
+	if b.initialRole() != "reader" {
+		t.Fatal("b is not a reader")
+	}
+	a.kill9()
+	if !b.waitFor(30*time.Second, func() bool { return b.exited }) {
+		t.Fatalf("b was not killed at %s", fp)
+	}
+	cutPower(t, f, home, a, b)
+	for _, p := range lostAfterCut(f, home, append(acked, "slow")) {
+		t.Fatal(p)
+	}
+	c := reopenAfterCut(t, f, home)
+	c.ok(addWF("after", 1, "fail"))
+	var status string
+	for _, r := range c.snapshot().Runs {
+		if r.ID == run {
+			status = r.Status
+		}
+	}
+	if status != store.StatusFailed {
+		t.Fatalf("the dead writer's run after the cut at %s and the reopen is %q, not failed", fp, status)
+	}
+	if b, _ := os.ReadFile(filepath.Join(marks, "starts")); strings.Count(string(b), "start") != 1 {
+		t.Fatalf("the run's step started %d times", strings.Count(string(b), "start"))
+	}
+}
+
+// TestPowerCutInJournal: a run's supervisor dies between a journal record's write and its
+// sync (journal.after-write), and the power goes then. The home opens, and the run is
+// ended once (failed: its supervisor is gone), its step never started again.
+func TestPowerCutInJournal(t *testing.T) {
+	f, home := powerHome(t)
+	marks := t.TempDir()
+	a := startChild(t, home, withEnv("BATON_FAILPOINTS=journal.after-write"))
+	a.waitWriter(30 * time.Second)
+	acked := addAcked(a, "acked", 1)
+	a.ok(addWF("slow", 1, "fail", sleeper(marks, 300)...))
+	run := a.ok(map[string]any{"op": "start_run", "workflow": "slow"})["run"].(string)
+	_, e := a.waitEvent(0, 30*time.Second, func(e map[string]any) bool {
+		return e["event"] == "run" && e["run"] == run && e["status"] == "failed"
+	}) // its supervisor died at the point: the window records the run failed
+	t.Logf("run %s: %v", run, e)
+	cutPower(t, f, home, a)
+	for _, p := range lostAfterCut(f, home, append(acked, "slow")) {
+		t.Fatal(p)
+	}
+	c := reopenAfterCut(t, f, home)
+	for _, r := range c.snapshot().Runs {
+		if r.ID == run && r.Status != store.StatusFailed {
+			t.Fatalf("run %s after the reopen is %s, not failed", run, r.Status)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(marks, "starts")); strings.Count(string(b), "start") > 1 {
+		t.Fatalf("the run's step started %d times", strings.Count(string(b), "start"))
+	}
+}
+
+// TestPowerCutInArchive: the writer dies after appending finished runs to the archive and
+// before the save that drops them from the document (save.after-archive), and the power
+// goes then. Every run seen finished is in the document or the archive after the reopen.
+func TestPowerCutInArchive(t *testing.T) {
+	f, home := powerHome(t)
+	a := startChild(t, home, withEnv("BATON_TEST_KEEP_FINISHED=2", "BATON_FAILPOINTS=save.after-archive"))
+	a.waitWriter(30 * time.Second)
+	a.ok(addWF("w", 1, "fail"))
+	var ids []string
+	for !a.waitFor(0, func() bool { return a.exited }) {
+		id := a.send(map[string]any{"op": "start_run", "workflow": "w"})
+		var r map[string]any
+		if !a.waitFor(30*time.Second, func() bool { r = a.replies[id]; return r != nil }) {
+			break // killed at the point
+		}
+		if r["ok"] != true {
+			t.Fatalf("start_run: %v", r)
+		}
+		run := r["run"].(string)
+		if !a.waitFor(30*time.Second, func() bool {
+			for _, e := range a.events {
+				if e["event"] == "run" && e["run"] == run && e["status"] == "succeeded" {
+					return true
+				}
+			}
+			return false
+		}) {
+			break
+		}
+		ids = append(ids, run)
+		if len(ids) > 20 {
+			t.Fatal("the window never archived")
+		}
+	}
+	if !a.waitFor(30*time.Second, func() bool { return a.exited }) {
+		t.Fatal("the window was not killed at save.after-archive")
+	}
+	cutPower(t, f, home, a)
+	if ws, ok := a.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the window ended with %v, not by its failpoint", a.cmd.ProcessState)
+	}
+	if len(ids) < 3 {
+		t.Fatalf("only %d runs finished before the window died at the archive", len(ids))
+	}
+	c := reopenAfterCut(t, f, home)
+	inDoc := map[string]bool{}
+	for _, r := range c.snapshot().Runs {
+		inDoc[r.ID] = true
+	}
+	archived := map[string]bool{}
+	runs, _, err := store.NewArchive(home, 0).Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range runs {
+		archived[r.ID] = true
+	}
+	for _, id := range ids {
+		if !inDoc[id] && !archived[id] {
+			t.Errorf("finished run %s is neither in the document nor in the archive", id)
 		}
 	}
 }

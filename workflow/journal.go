@@ -156,6 +156,7 @@ func (j *journalWriter) append(rec any) error {
 	if err := j.write(rec); err != nil {
 		return err
 	}
+	store.Failpoint("journal.after-write")
 	if err := store.DatasyncAt(store.SyncJournal, j.f); err != nil {
 		return fmt.Errorf("journal %s: fdatasync: %w", j.path, err)
 	}
