@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -499,5 +500,77 @@ func TestPowerCutInArchive(t *testing.T) {
 		if !inDoc[id] && !archived[id] {
 			t.Errorf("finished run %s is neither in the document nor in the archive", id)
 		}
+	}
+}
+
+// TestPowerCutRandom: a writer takes a stream of saves (sent without waiting, so some are
+// in flight at any moment) and runs under supervisors while a reader follows; the power
+// goes after a random number of acknowledgements. Every save acknowledged, even one whose
+// reply was still on its way, is there after the cut; the home opens; no run is started
+// twice. BATON_POWER_ROUNDS sets the rounds (3 by default).
+func TestPowerCutRandom(t *testing.T) {
+	rounds := 3
+	if v := os.Getenv("BATON_POWER_ROUNDS"); v != "" {
+		fmt.Sscan(v, &rounds)
+	}
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	for i := range rounds {
+		t.Run(fmt.Sprint(i), func(t *testing.T) { powerRandom(t, rng.Intn(40)+1) })
+	}
+}
+
+func powerRandom(t *testing.T, after int) {
+	f, home := powerHome(t)
+	marks := t.TempDir()
+	a := startChild(t, home)
+	a.waitWriter(30 * time.Second)
+	a.ok(addWF("slow", 2, "fail", sleeper(marks, 300)...))
+	b := startChild(t, home)
+	if b.initialRole() != "reader" {
+		t.Fatal("b is not a reader")
+	}
+	run := a.ok(map[string]any{"op": "start_run", "workflow": "slow"})["run"].(string)
+	names := map[string]string{} // request id -> workflow
+	for i := range 60 {
+		w := fmt.Sprintf("w%d", i)
+		names[a.send(addWF(w, 1, "fail"))] = w
+	}
+	acks := func() int {
+		n := 0
+		for id := range names {
+			if r := a.replies[id]; r != nil && r["ok"] == true {
+				n++
+			}
+		}
+		return n
+	}
+	a.waitFor(30*time.Second, func() bool { return acks() >= after })
+	cutPower(t, f, home, a, b)
+	var acked []string
+	a.waitFor(30*time.Second, func() bool { return a.exited }) // every reply it wrote is read
+	a.mu.Lock()
+	for id, w := range names {
+		if r := a.replies[id]; r != nil && r["ok"] == true {
+			acked = append(acked, w)
+		}
+	}
+	a.mu.Unlock()
+	t.Logf("cut after %d acknowledgements (%d seen in all)", after, len(acked))
+	for _, p := range lostAfterCut(f, home, append(acked, "slow")) {
+		t.Error(p)
+	}
+	if t.Failed() {
+		return
+	}
+	c := reopenAfterCut(t, f, home)
+	for _, r := range c.snapshot().Runs {
+		if r.ID == run && r.Status == store.StatusRunning {
+			t.Errorf("run %s of the dead writer is still running after the reopen", run)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(marks, "starts")); strings.Count(string(b), "start") > 1 {
+		t.Errorf("the run's step started %d times", strings.Count(string(b), "start"))
 	}
 }
