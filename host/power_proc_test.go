@@ -30,12 +30,13 @@ func powerHome(t *testing.T) (*forgetfs.FS, string) {
 	return f, filepath.Join(f.Dir(), "home")
 }
 
-// cutPower cuts the power under home: from this instant nothing more becomes durable;
-// the windows cs, and every supervisor and step of the home, are killed (kill -9, all
-// windows at once, then their reaping); the mount refuses everything after, and its
+// cutPower cuts the power under home: the windows cs are halted (haltAll); from this
+// instant nothing more becomes durable; they, and every supervisor and step of the home,
+// are killed (kill -9, all windows at once, then their reaping); the mount refuses everything after, and its
 // backing folder is put back to what was durable.
 func cutPower(t *testing.T, f *forgetfs.FS, home string, cs ...*child) {
 	t.Helper()
+	haltAll(t, cs)
 	err := f.PowerCut(func() {
 		for _, c := range cs {
 			if c.cmd.ProcessState == nil {
@@ -49,6 +50,27 @@ func cutPower(t *testing.T, f *forgetfs.FS, home string, cs ...*child) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// haltAll SIGSTOPs the windows cs and waits until every thread of each has stopped, so
+// that the instant of a power cut is one at which none of them runs: none can see the
+// cut mount's errors and say anything after it (a machine that loses power says nothing).
+func haltAll(t *testing.T, cs []*child) {
+	t.Helper()
+	for _, c := range cs {
+		if c.cmd.ProcessState == nil {
+			_ = c.cmd.Process.Signal(syscall.SIGSTOP)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, c := range cs {
+		for c.cmd.ProcessState == nil && !threadsStopped(c.pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("window %d did not stop within 30s of SIGSTOP", c.pid)
+			}
+			time.Sleep(time.Millisecond) // polls /proc for the state that proves the stop
+		}
 	}
 }
 

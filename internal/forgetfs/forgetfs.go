@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"os"
 	"path/filepath"
 	"sync"
@@ -78,7 +80,8 @@ func Mount(backing, mnt string) (*FS, error) {
 	zero := time.Duration(0)
 	f.server, err = fs.Mount(mnt, root, &fs.Options{
 		EntryTimeout: &zero, AttrTimeout: &zero, NegativeTimeout: &zero,
-		MountOptions: fuse.MountOptions{DirectMount: true, FsName: "forgetfs", Name: "forgetfs"},
+		MountOptions: fuse.MountOptions{DirectMount: true, FsName: "forgetfs", Name: "forgetfs",
+			Logger: log.New(io.Discard, "", 0)}, // replies refused after a cut are expected
 	})
 	if err != nil {
 		return nil, fmt.Errorf("forgetfs: mount %s on %s: %w", backing, mnt, err)
