@@ -127,6 +127,7 @@ func addAcked(c *child, name string, n int) []string {
 // saves go to a new workflows.json and a new log, whose names are durable only with the
 // home's fsync.
 func TestPowerCutNewHome(t *testing.T) {
+	t.Parallel()
 	f, home := powerHome(t)
 	a := startChild(t, home)
 	a.waitWriter(30 * time.Second)
@@ -346,6 +347,7 @@ func powerTakeoverAudit(t *testing.T, opts ...childOpt) []string {
 
 // TestPowerCutScenarios cuts the power in each scenario and checks what survived.
 func TestPowerCutScenarios(t *testing.T) {
+	t.Parallel()
 	for _, sc := range powerScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
@@ -360,6 +362,7 @@ func TestPowerCutScenarios(t *testing.T) {
 // (BATON_SKIP_SYNC), makes the scenario that covers it lose something at the cut. Run
 // with BATON_POWER_POINT=<point> to check one.
 func TestPowerCutReverseControls(t *testing.T) {
+	t.Parallel()
 	only := os.Getenv("BATON_POWER_POINT")
 	for _, sc := range powerScenarios {
 		for _, p := range sc.points {
@@ -385,6 +388,7 @@ func TestPowerCutReverseControls(t *testing.T) {
 // point, dies exactly there; the power goes at that instant. Everything acknowledged is
 // there, the home opens, and the dead run is failed once, never run again.
 func TestPowerCutAtPoints(t *testing.T) {
+	t.Parallel()
 	for _, fp := range crashPoints {
 		t.Run(fp, func(t *testing.T) {
 			t.Parallel()
@@ -435,6 +439,7 @@ func powerAt(t *testing.T, fp string) {
 // sync (journal.after-write), and the power goes then. The home opens, and the run is
 // ended once (failed: its supervisor is gone), its step never started again.
 func TestPowerCutInJournal(t *testing.T) {
+	t.Parallel()
 	f, home := powerHome(t)
 	marks := t.TempDir()
 	a := startChild(t, home, withEnv("BATON_FAILPOINTS=journal.after-write"))
@@ -465,6 +470,7 @@ func TestPowerCutInJournal(t *testing.T) {
 // before the save that drops them from the document (save.after-archive), and the power
 // goes then. Every run seen finished is in the document or the archive after the reopen.
 func TestPowerCutInArchive(t *testing.T) {
+	t.Parallel()
 	f, home := powerHome(t)
 	a := startChild(t, home, withEnv("BATON_TEST_KEEP_FINISHED=2", "BATON_FAILPOINTS=save.after-archive"))
 	a.waitWriter(30 * time.Second)
@@ -531,6 +537,7 @@ func TestPowerCutInArchive(t *testing.T) {
 // reply was still on its way, is there after the cut; the home opens; no run is started
 // twice. BATON_POWER_ROUNDS sets the rounds (3 by default).
 func TestPowerCutRandom(t *testing.T) {
+	t.Parallel()
 	rounds := 3
 	if v := os.Getenv("BATON_POWER_ROUNDS"); v != "" {
 		fmt.Sscan(v, &rounds)
@@ -594,5 +601,70 @@ func powerRandom(t *testing.T, after int) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(marks, "starts")); strings.Count(string(b), "start") > 1 {
 		t.Errorf("the run's step started %d times", strings.Count(string(b), "start"))
+	}
+}
+
+// TestPowerCutDuringTick: `baton tick --once` runs a due occurrence of a schedule on a
+// home on the forgetting file system; the power goes while the step runs. The key of an
+// occurrence is saved (durably) before its step is spawned, so after the cut the reopened
+// home has that occurrence's run, fails it (its owner is gone) and never starts it again;
+// later occurrences each start once.
+func TestPowerCutDuringTick(t *testing.T) {
+	t.Parallel()
+	f, home := powerHome(t)
+	marks := t.TempDir()
+	step := fmt.Sprintf(`echo "$BATON_DUE $BATON_RUN_ID" >> %[1]s/guard
+if mkdir %[1]s/first 2>/dev/null; then
+  echo started > %[1]s/started.tmp && mv %[1]s/started.tmp %[1]s/started
+  sleep 300
+fi`, marks)
+	a := startChild(t, home)
+	a.waitWriter(30 * time.Second)
+	a.ok(addWF("job", 1, "fail", "sh", "-c", step))
+	a.ok(map[string]any{"op": "add_schedule", "schedule": map[string]any{
+		"workflow": "job", "every": "1s", "catch_up": "latest", "overlap": "skip"}})
+	if err := a.close(); err != nil {
+		t.Fatal(err)
+	}
+	sleepUntil(readDisk(t, home).Schedules[0].LastDue.Add(1300 * time.Millisecond)) // one is due
+	p := startTickProc(t, home)
+	waitFile(t, filepath.Join(marks, "started"), 30*time.Second)
+	if err := f.PowerCut(func() {
+		p.kill9()
+		proc.KillAll(nil, [][]string{{workflow.EnvHome + "=" + home}}, 10*time.Second)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	guard := lines(filepath.Join(marks, "guard"))
+	if len(guard) != 1 {
+		t.Fatalf("the tick started %d steps before the cut: %q", len(guard), guard)
+	}
+	first := strings.Fields(guard[0])
+	d, err := store.ReadHome(durableHome(f, home))
+	if err != nil {
+		t.Fatalf("the home does not read after the cut: %v", err)
+	}
+	if d.Run(first[1]) == nil {
+		t.Fatalf("run %s, whose step started before the cut, is not in the home after it: its occurrence's key was not durable before the spawn", first[1])
+	}
+	b := reopenAfterCut(t, f, home)
+	b.waitEvent(0, 30*time.Second, func(e map[string]any) bool {
+		return e["event"] == "run" && e["status"] == "succeeded" && e["run"] != first[1]
+	}) // a later occurrence ran in the window
+	if err := b.close(); err != nil {
+		t.Fatal(err)
+	}
+	starts := map[string]int{}
+	for _, l := range lines(filepath.Join(marks, "guard")) {
+		starts[strings.Fields(l)[0]]++
+	}
+	for k, n := range starts {
+		if n != 1 {
+			t.Errorf("occurrence %s started %d times", k, n)
+		}
+	}
+	d = readDisk(t, home)
+	if r := d.Run(first[1]); r == nil || r.Status != store.StatusFailed {
+		t.Errorf("the cut tick's run after the reopen: %+v, want failed", r)
 	}
 }
