@@ -668,3 +668,75 @@ fi`, marks)
 		t.Errorf("the cut tick's run after the reopen: %+v, want failed", r)
 	}
 }
+
+// TestPowerCutAfterCompaction: a window's retention pass compacts an archive file of a
+// past month (rewritten without the runs the rules drop) and records the pass in the audit
+// log; the power goes right after. Every run the rules keep is still in the archive.
+func TestPowerCutAfterCompaction(t *testing.T) {
+	t.Parallel()
+	for _, p := range powerCompactionLost(t) {
+		t.Error(p)
+	}
+}
+
+// powerCompactionLost runs the compaction scenario (opts go to the window that compacts)
+// and says what was lost.
+func powerCompactionLost(t *testing.T, opts ...childOpt) []string {
+	f, home := powerHome(t)
+	a := startChild(t, home)
+	a.waitWriter(30 * time.Second)
+	for _, n := range []string{"old", "keep"} {
+		a.ok(addWF(n, 1, "fail"))
+	}
+	a.ok(map[string]any{"op": "set_retention", "workflow": "old", "retention": map[string]any{"keep_runs": 1, "keep_for": "1h"}})
+	if err := a.close(); err != nil {
+		t.Fatal(err)
+	}
+	// Years of history, durable: written into the backing folder between two mounts.
+	if err := f.Unmount(); err != nil {
+		t.Fatal(err)
+	}
+	keep, _ := writeArchiveMonth(t, durableHome(f, home), "2025-03", 1, 300)
+	f = f.Remount(t)
+	b := startChild(t, home, append(opts, withEnv("BATON_TEST_RETENTION_NOW=1"))...)
+	b.waitWriter(30 * time.Second)
+	waitUntil(t, "the retention pass's audit record", func() bool {
+		es, _ := store.NewAudit(home).Read(0)
+		for _, e := range es {
+			if e.Kind == store.KindRetention && e.PID == b.pid {
+				return true
+			}
+		}
+		return false
+	})
+	cutPower(t, f, home, b)
+	runs, _, err := store.NewArchive(durableHome(f, home), 0).Runs()
+	if err != nil {
+		return []string{fmt.Sprintf("the archive after the cut: %v", err)}
+	}
+	seen := map[string]bool{}
+	for r := range runs {
+		seen[r.ID] = true
+	}
+	var out []string
+	for _, id := range keep {
+		if !seen[id] {
+			out = append(out, fmt.Sprintf("kept run %s is gone from the archive after the cut", id))
+		}
+	}
+	if len(out) > 3 {
+		out = append(out[:3], fmt.Sprintf("... %d kept runs gone in all", len(out)))
+	}
+	return out
+}
+
+// TestPowerCutCompactionReverseControl: with the atomic replace's fsync of its temp file
+// switched off, the compaction's rewritten archive file is empty after the cut.
+func TestPowerCutCompactionReverseControl(t *testing.T) {
+	t.Parallel()
+	lost := powerCompactionLost(t, withEnv("BATON_SKIP_SYNC="+store.SyncReplaceFile))
+	if len(lost) == 0 {
+		t.Errorf("with %s switched off the compaction lost nothing at the cut", store.SyncReplaceFile)
+	}
+	t.Logf("with %s off: %q", store.SyncReplaceFile, lost)
+}
