@@ -31,9 +31,8 @@ func PrepareHome(dir string) (string, error) {
 		return "", fmt.Errorf("home %q: %w", dir, err)
 	}
 	// The home's name is made durable in its parent even when it is there already: a
-	// process that died between the mkdir and that sync may have made it. A read-only file
-	// system has nothing to sync and is readable.
-	if err := store.MkdirDurable(abs); err != nil && !errors.Is(err, syscall.EROFS) {
+	// process that died between the mkdir and that sync may have made it.
+	if err := store.MkdirDurable(abs); err != nil {
 		return "", fmt.Errorf("create home %s: %w", abs, err)
 	}
 	fi, err := os.Lstat(abs)

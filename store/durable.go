@@ -3,9 +3,11 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -70,7 +72,8 @@ var durableDirs sync.Map
 // folder's name is durable only once its parent is synced, and until then a power cut
 // takes the folder and all it holds. The parent of path is synced even when path was
 // there already (once per process): a process that died between the mkdir and the sync
-// may have made it. Any goroutine may call it.
+// may have made it; for such a folder a parent this user may not open or sync (or a
+// read-only file system) is not an error. Any goroutine may call it.
 func MkdirDurable(path string) error {
 	return mkdirDurable(filepath.Clean(path), true)
 }
@@ -80,6 +83,7 @@ func MkdirDurable(path string) error {
 // own checks, which say what is wrong with it.
 func mkdirDurable(path string, leaf bool) error {
 	fi, err := os.Lstat(path)
+	made := false
 	switch {
 	case err == nil && (!fi.IsDir() || !leaf):
 		return nil
@@ -88,6 +92,7 @@ func mkdirDurable(path string, leaf bool) error {
 			return nil
 		}
 	case errors.Is(err, os.ErrNotExist):
+		made = true
 		if parent := filepath.Dir(path); parent != path {
 			if err := mkdirDurable(parent, false); err != nil {
 				return err
@@ -100,6 +105,9 @@ func mkdirDurable(path string, leaf bool) error {
 		return fmt.Errorf("make folder %s: %w", path, err)
 	}
 	if err := SyncDirAt(SyncMkdir, filepath.Dir(path)); err != nil {
+		if !made && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EINVAL)) {
+			return nil // a folder that was there, in a parent this user may not open or sync
+		}
 		return fmt.Errorf("make folder %s: %w: fsync its parent: %w", path, ErrNotDurable, err)
 	}
 	durableDirs.Store(path, true)
