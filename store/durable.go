@@ -16,19 +16,19 @@ import (
 // and show that a test on the forgetting file system (internal/forgetfs) then fails. The
 // README's reliability section lists each point with the test that catches it.
 const (
-	SyncReplaceFile   = "replace.file"   // an atomic replace's temp file (workflows.json, archive compaction, ...)
-	SyncReplaceFolder = "replace.folder" // the folder after an atomic replace's rename
-	SyncWALCreate     = "wal.create"     // the log's zero fill when it is made
-	SyncWALCreateDir  = "wal.create.folder"
-	SyncWALFrame      = "wal.frame"      // a save's frame: the acknowledgement
-	SyncWALCycle      = "wal.cycle"      // a new cycle's header after a checkpoint
-	SyncArchiveFile   = "archive.file"   // runs appended to the archive
-	SyncArchiveFolder = "archive.folder" // a new archive file's name, or one compaction removed
-	SyncAudit         = "audit.file"     // an audit record
-	SyncAuditFolder   = "audit.folder"   // the audit log's name when it is made or rotated
-	SyncMkdir         = "mkdir.parent"   // a folder Baton made, in its parent (MkdirDurable)
-	SyncJournal       = "journal.record" // a run journal's record (package workflow)
-	SyncJournalFolder = "journal.folder" // a run journal's name
+	SyncReplaceFile   = "replace.file"      // an atomic replace's temp file
+	SyncReplaceFolder = "replace.folder"    // the folder after an atomic replace's rename
+	SyncWALCreate     = "wal.create"        // the log's zero fill (for speed, see README)
+	SyncWALCreateDir  = "wal.create.folder" // the log's name when it is made
+	SyncWALFrame      = "wal.frame"         // a save's frame: the acknowledgement
+	SyncWALCycle      = "wal.cycle"         // a new cycle's header (see README)
+	SyncArchiveFile   = "archive.file"      // runs appended to the archive
+	SyncArchiveFolder = "archive.folder"    // a new archive file's name, or one removed
+	SyncAudit         = "audit.file"        // an audit record
+	SyncAuditFolder   = "audit.folder"      // the audit log's name, made or rotated
+	SyncMkdir         = "mkdir.parent"      // a folder Baton made, in its parent
+	SyncJournal       = "journal.record"    // a run journal's record (package workflow)
+	SyncJournalFolder = "journal.folder"    // a run journal's name
 )
 
 // skipSyncs holds the durability points switched off, read once from BATON_SKIP_SYNC (a
