@@ -10,6 +10,7 @@ require (
 	github.com/go-text/typesetting v0.2.1
 	github.com/gofrs/flock v0.13.2
 	github.com/google/uuid v1.6.0
+	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/robfig/cron/v3 v3.0.1
 	golang.org/x/sys v0.49.0
 	modernc.org/sqlite v1.62.0

@@ -39,6 +39,12 @@ func childMain() int {
 		fmt.Fprintf(os.Stderr, "child %d: "+f+"\n", append([]any{os.Getpid()}, a...)...)
 	}}
 	setKnobsFromEnv()
+	if v := os.Getenv("BATON_TEST_KEEP_FINISHED"); v != "" { // archive after a few runs
+		fmt.Sscan(v, &opts.KeepFinished)
+	}
+	if os.Getenv("BATON_TEST_RETENTION_NOW") == "1" { // a retention pass right after the takeover
+		retentionFirst = time.Millisecond
+	}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM)
 	if err := RunHeadless(os.Getenv("BATON_TEST_HOME"), opts, os.Stdin, os.Stdout, stop); err != nil {

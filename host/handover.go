@@ -87,7 +87,7 @@ func (w *Window) RequestWrite(ctx context.Context) (uint64, error) {
 func (w *Window) watchRequests() error {
 	reqDir := filepath.Join(w.home, requestsDir)
 	for _, dir := range []string{reqDir, filepath.Join(w.home, repliesDir)} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		if err := store.MkdirDurable(dir); err != nil {
 			return fmt.Errorf("create %s: %w", dir, err)
 		}
 	}

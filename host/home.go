@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"baton/store"
 )
 
 // DefaultHome returns $BATON_HOME, else os.UserConfigDir()/baton.
@@ -28,13 +30,12 @@ func PrepareHome(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("home %q: %w", dir, err)
 	}
-	fi, err := os.Lstat(abs)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(abs, 0o700); err != nil {
-			return "", fmt.Errorf("create home %s: %w", abs, err)
-		}
-		fi, err = os.Lstat(abs)
+	// The home's name is made durable in its parent even when it is there already: a
+	// process that died between the mkdir and that sync may have made it.
+	if err := store.MkdirDurable(abs); err != nil {
+		return "", fmt.Errorf("create home %s: %w", abs, err)
 	}
+	fi, err := os.Lstat(abs)
 	if err != nil {
 		return "", fmt.Errorf("home %s: %w", abs, err)
 	}

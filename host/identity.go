@@ -32,7 +32,7 @@ func newIdentity() (store.Owner, error) {
 // lockInstance creates and flocks instances/<id>.lock for the life of the window.
 func lockInstance(home string, self store.Owner) (*flock.Flock, error) {
 	dir := filepath.Join(home, InstancesDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := store.MkdirDurable(dir); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
 	// The file is locked under a temp name and only then renamed into place, so a file at

@@ -198,14 +198,8 @@ func (a *Archive) Append(runs []Run) error {
 
 // ensureDir creates the archive folder durably.
 func (a *Archive) ensureDir() error {
-	if _, err := os.Stat(a.dir); err == nil {
-		return nil
-	}
-	if err := os.Mkdir(a.dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+	if err := MkdirDurable(a.dir); err != nil {
 		return fmt.Errorf("archive: %w", err)
-	}
-	if err := syncDir(filepath.Dir(a.dir)); err != nil {
-		return fmt.Errorf("archive: fsync %s: %w", filepath.Dir(a.dir), err)
 	}
 	return nil
 }
@@ -251,11 +245,11 @@ func appendDurably(path string, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("archive: write %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
+	if err := FsyncAt(SyncArchiveFile, f); err != nil {
 		return fmt.Errorf("archive: fsync %s: %w", path, err)
 	}
 	if created {
-		if err := syncDir(filepath.Dir(path)); err != nil {
+		if err := SyncDirAt(SyncArchiveFolder, filepath.Dir(path)); err != nil {
 			return fmt.Errorf("archive: fsync %s: %w", filepath.Dir(path), err)
 		}
 	}

@@ -268,6 +268,7 @@ type Audit struct {
 	mu      sync.Mutex  // guards the fields below; serialises appends and rotation
 	held    []heldEntry // entries the disk refused, oldest first
 	heldB   int         // bytes of held
+	newName bool        // the file was created or rotated and its folder not yet fsynced
 	gap     AuditGap    // entries dropped from held since the last gap written (Lost > 0)
 	retry   *time.Timer // the background retry, while entries are held
 	backoff time.Duration
@@ -385,9 +386,12 @@ func (a *Audit) flush() error {
 	if len(a.held) == 0 && a.gap.Lost == 0 {
 		return nil
 	}
-	if fi, err := os.Stat(a.path); err == nil && fi.Size()+int64(a.heldB) > AuditMaxSize {
-		_ = os.Rename(a.path, a.path+".1")
+	fi, err := os.Stat(a.path)
+	created := errors.Is(err, os.ErrNotExist)
+	if err == nil && fi.Size()+int64(a.heldB) > AuditMaxSize {
+		created = os.Rename(a.path, a.path+".1") == nil
 	}
+	a.newName = a.newName || created
 	f, err := os.OpenFile(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		a.noteReason(err)
@@ -414,8 +418,14 @@ func (a *Audit) flush() error {
 		a.held = a.held[1:]
 	}
 	a.held = nil
-	if err := f.Sync(); err != nil {
-		return err
+	if err := FsyncAt(SyncAudit, f); err != nil {
+		return fmt.Errorf("audit: fsync %s: %w", a.path, err)
+	}
+	if a.newName { // a new file's name (and a rotation's) is durable only with its folder
+		if err := SyncDirAt(SyncAuditFolder, filepath.Dir(a.path)); err != nil {
+			return fmt.Errorf("audit: fsync %s: %w", filepath.Dir(a.path), err)
+		}
+		a.newName = false
 	}
 	if fi, err := f.Stat(); err == nil {
 		_ = Reserve(f, fi.Size()+AuditReserve) // room for the next entries; a full disk shrinks it

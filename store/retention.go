@@ -173,7 +173,7 @@ func (a *Archive) compactFile(name string, drop map[string]bool, check func() er
 		if err := os.Remove(path); err != nil {
 			return 0, fmt.Errorf("archive: compact: %w", err)
 		}
-		if err := syncDir(a.dir); err != nil {
+		if err := SyncDirAt(SyncArchiveFolder, a.dir); err != nil {
 			return 0, fmt.Errorf("archive: compact: fsync %s: %w", a.dir, err)
 		}
 		st.Removed++

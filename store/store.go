@@ -671,7 +671,7 @@ func (t *tempFile) replace(data []byte, beforeRename func()) error {
 	}
 	t.failpoint("save.after-temp-write")
 	if !t.volatile {
-		if err := f.Sync(); err != nil {
+		if err := FsyncAt(SyncReplaceFile, f); err != nil {
 			return fmt.Errorf("save %s: fsync: %w", path, err)
 		}
 	}
@@ -690,7 +690,7 @@ func (t *tempFile) replace(data []byte, beforeRename func()) error {
 	if t.volatile {
 		return nil
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := SyncDirAt(SyncReplaceFolder, filepath.Dir(path)); err != nil {
 		return fmt.Errorf("save %s: %w: fsync folder: %w", path, ErrNotDurable, err)
 	}
 	return nil

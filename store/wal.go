@@ -324,8 +324,8 @@ func (s *Store) walOpenLocked(write bool) (bool, error) {
 		// Written once with zeros (not a sparse or fallocated file), so that appends later
 		// overwrite blocks that exist and their fdatasync has no metadata to write.
 		if _, err = f.WriteAt(make([]byte, walSize-fi.Size()), fi.Size()); err == nil {
-			if err = f.Sync(); err == nil {
-				err = syncDir(s.dir)
+			if err = FsyncAt(SyncWALCreate, f); err == nil {
+				err = SyncDirAt(SyncWALCreateDir, s.dir)
 			}
 		}
 	}
@@ -511,7 +511,7 @@ func (s *Store) walAppendLocked(next *Doc) (bool, error) {
 		return false, fmt.Errorf("append to %s: %w", WALName, err)
 	}
 	Failpoint("wal.after-write")
-	if err := Datasync(s.wal.f); err != nil {
+	if err := DatasyncAt(SyncWALFrame, s.wal.f); err != nil {
 		return false, fmt.Errorf("append to %s: fdatasync: %w", WALName, err)
 	}
 	if s.wal.salt == 0 {
@@ -541,7 +541,7 @@ func (s *Store) walNewCycleLocked() {
 		return
 	}
 	h := walHeader(salt, s.fileGen)
-	if _, err := s.wal.f.WriteAt(h, 0); err != nil || Datasync(s.wal.f) != nil {
+	if _, err := s.wal.f.WriteAt(h, 0); err != nil || DatasyncAt(SyncWALCycle, s.wal.f) != nil {
 		return
 	}
 	s.wal.salt, s.wal.off, s.wal.seen = salt, walHeaderSize, append(s.wal.seen[:0], h...)

@@ -131,7 +131,7 @@ func (e *Engine) startSupervisor(spec Spec) (*Supervisor, error) {
 func makeRunDir(runDir string, env map[string]string) error {
 	for _, v := range env {
 		if strings.HasPrefix(v, runDir+string(filepath.Separator)) {
-			return os.MkdirAll(runDir, 0o700)
+			return store.MkdirDurable(runDir)
 		}
 	}
 	return nil

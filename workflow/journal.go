@@ -196,25 +196,17 @@ func (j *journalWriter) append(rec any) error {
 	if err := j.write(rec); err != nil {
 		return err
 	}
-	if err := store.Datasync(j.f); err != nil {
+	store.Failpoint("journal.after-write")
+	if err := store.DatasyncAt(store.SyncJournal, j.f); err != nil {
 		return fmt.Errorf("journal %s: fdatasync: %w", j.path, err)
 	}
 	if !j.named {
-		if err := syncDir(filepath.Dir(j.path)); err != nil {
+		if err := store.SyncDirAt(store.SyncJournalFolder, filepath.Dir(j.path)); err != nil {
 			return fmt.Errorf("journal %s: fsync of its folder: %w", j.path, err)
 		}
 		j.named = true
 	}
 	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // ReadJournal reads and folds the journal of run runID in home. It does not block on the

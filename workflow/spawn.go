@@ -224,7 +224,7 @@ func checkStart(spec Spec) error {
 	if err := spec.validate(); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(runsDir(spec.Home), 0o700); err != nil {
+	if err := store.MkdirDurable(runsDir(spec.Home)); err != nil {
 		return err
 	}
 	if alive, why := SupervisorAlive(spec.Home, spec.RunID); alive {
