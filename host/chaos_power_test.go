@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"baton/host/proc"
-	"baton/internal/forgetfs"
+	"baton/store/storetest/forgetfs"
 	"baton/workflow"
 )
 
 // TestChaosPowerCuts is the chaos harness (chaos_test.go) with power cuts among its
-// faults: the home is on a forgetting file system (internal/forgetfs), and each cycle
+// faults: the home is on a forgetting file system (store/storetest/forgetfs), and each cycle
 // either kill -9s the writer and starts a replacement, or cuts the power: every window,
 // supervisor and step dies at once, the home goes back to what was durable, and three new
 // windows open it. The client writes through whoever is the writer and a second client

@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"baton/host/proc"
-	"baton/internal/forgetfs"
+	"baton/store/storetest/forgetfs"
 	"baton/store"
 	"baton/workflow"
 )
 
 // Power cuts, not only kill -9: a killed process loses nothing the kernel already has, so
 // these tests put the home on a file system that forgets, at a simulated power cut,
-// whatever was not fsynced (internal/forgetfs), and check after the cut that every save
+// whatever was not fsynced (store/storetest/forgetfs), and check after the cut that every save
 // acknowledged before it is there, that nothing unacknowledged is half there (the
 // document reads whole), that the home opens, and that no run starts twice.
 

@@ -13,7 +13,7 @@ import (
 
 // Durability points. Every fsync and fdatasync Baton relies on has a name, so that a
 // reverse control can switch off exactly that one (BATON_SKIP_SYNC, test binaries only)
-// and show that a test on the forgetting file system (internal/forgetfs) then fails. The
+// and show that a test on the forgetting file system (store/storetest/forgetfs) then fails. The
 // README's reliability section lists each point with the test that catches it.
 const (
 	SyncReplaceFile   = "replace.file"      // an atomic replace's temp file

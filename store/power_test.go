@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"baton/internal/forgetfs"
+	"baton/store/storetest/forgetfs"
 )
 
 // Power cuts in one process, for the durability points the multi-process scenarios
