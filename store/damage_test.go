@@ -451,8 +451,8 @@ func FuzzDamagedHome(f *testing.F) {
 	const acked = 12
 	home, other, lastFrame := damageTemplate(f, acked)
 	files := []string{WALName, FileName, PrevName, AuditName}
-	f.Add([]byte{0, 0, 0, 0, 0, 70, 1})         // a byte of the first frame
-	f.Add([]byte{1, 0, 0, 0, 16, 0, 0})         // the log cut short
+	f.Add([]byte{0, 0, 70, 0, 0, 0, 1})         // a byte of the first frame
+	f.Add([]byte{1, 0, 0, 2, 0, 0, 0})          // the log cut short
 	f.Add([]byte{2, 1, 0, 0, 0, 0, 0})          // workflows.json deleted
 	f.Add([]byte{3, 0, 0, 0, 0, 0, 200})        // zeros over the header and a frame
 	f.Add([]byte{4, 0, 0, 0, 0, 0, 0})          // another home's log
@@ -513,4 +513,53 @@ func FuzzDamagedHome(f *testing.F) {
 		tryToWrite(t, dir)
 		sameFiles(t, dir, before)
 	})
+}
+
+// A frame's checksum covers the home id: the same frame under another home's id (with
+// the same salt) does not check out.
+func TestFrameChecksumCoversTheHome(t *testing.T) {
+	a := walHead{version: walVersion, salt: 5, home: "0123456789abcdef0123456789abcdef"}
+	b := a
+	b.home = "fedcba9876543210fedcba9876543210"
+	f := walFrame(a.key(), 2, 1, []byte(`{"seq":1}`))
+	if _, _, _, _, ok := nextFrame(a.key(), f); !ok {
+		t.Fatal("a frame does not check out in its own home")
+	}
+	if _, _, _, _, ok := nextFrame(b.key(), f); ok {
+		t.Fatal("a frame checks out under another home's id")
+	}
+}
+
+// A window that read its home refuses a workflows.json and log of another home put in
+// their place together (each agrees with the other, not with what the window read).
+func TestHomeSwappedUnderAWindowIsRefused(t *testing.T) {
+	home, other, _ := damageTemplate(t, 3)
+	r := New(home, Options{})
+	if _, err := r.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{WALName, FileName} {
+		b, _ := os.ReadFile(filepath.Join(other, name))
+		os.WriteFile(filepath.Join(home, name), b, 0o600)
+	}
+	if _, _, err := r.Refresh(); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), fileDoc(t, other).Home) {
+		t.Fatalf("a window after its home was swapped: %v", err)
+	}
+}
+
+// A log put back from an older copy of this home's own (same home id, a cycle two
+// checkpoints old) is neither the cycle workflows.json absorbed nor the one that follows
+// it: damage, since the frames of the cycle that follows are gone.
+func TestOlderCopyOfTheLogIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	s := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+	s.Update(addWF("a"))
+	s.Update(addWF("b"))
+	old, _ := os.ReadFile(filepath.Join(dir, WALName))
+	s.Checkpoint()
+	s.Update(addWF("c"))
+	s.Checkpoint()
+	s.Update(addWF("d")) // acknowledged, a frame only
+	os.WriteFile(filepath.Join(dir, WALName), old, 0o600)
+	refusedUnchanged(t, dir, WALName, "holds cycle")
 }

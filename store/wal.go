@@ -563,6 +563,10 @@ func (s *Store) walCheckTailLocked() error {
 		if s.wal.off != before {
 			continue // a writer appended: look again from the new end
 		}
+		var head [walHeaderSize]byte
+		if _, err := s.wal.f.ReadAt(head[:], 0); err == nil && binary.LittleEndian.Uint64(head[16:]) != s.wal.salt {
+			return errWALAhead // a new cycle overwrote the frames meanwhile: read again
+		}
 		return walDamage("the frame after generation %d, at offset %d of %s, fails its check, but a good frame of generation %d lies further on, at offset %d: the saves between them are lost",
 			s.cur.Generation, s.wal.off, WALName, g, s.wal.off+int64(at))
 	}
