@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -157,5 +158,41 @@ func TestDamagedHomeRefusedThenRecovered(t *testing.T) {
 			}
 			c.ok(addWF("after", 1, "fail"))
 		})
+	}
+}
+
+// The window that holds state.lock on a damaged home (read-only, saying why) recovers it
+// through Intents.Recover, with the document it holds in memory among the candidates, and
+// becomes the writer; another window may not recover meanwhile.
+func TestWindowRecoversTheHomeItHoldsTheLockOf(t *testing.T) {
+	home := t.TempDir()
+	acked := ackedUntilKilled(t, home)
+	os.Remove(filepath.Join(home, store.FileName))
+	w := openStarted(t, home)
+	if w.Role() != RoleReader || !strings.Contains(w.Status().Problem, "damaged") {
+		t.Fatalf("a window on a damaged home: %v, %q", w.Role(), w.Status().Problem)
+	}
+	plan, err := w.Intents().PlanRecovery()
+	if err != nil || plan.Restored == 0 {
+		t.Fatalf("plan: %+v, %v", plan, err)
+	}
+	other, err := Open(home, Options{NoWait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Intents().Recover(); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("a window without the lock recovered: %v", err)
+	}
+	rec, err := w.Intents().Recover()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRole(t, w, RoleWriter)
+	d := w.Snapshot()
+	for _, n := range acked {
+		if d.Workflow(n) == nil {
+			t.Fatalf("acknowledged %s is missing after the window's recovery (%+v)", n, rec)
+		}
 	}
 }
