@@ -563,3 +563,32 @@ func TestOlderCopyOfTheLogIsRefused(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, WALName), old, 0o600)
 	refusedUnchanged(t, dir, WALName, "holds cycle")
 }
+
+// A store that finds its home damaged keeps the newest good document it had in memory,
+// and Recover, given it, restores every save it holds even when the files lost them.
+func TestDamageKeepsMemoryAndRecoverUsesIt(t *testing.T) {
+	dir := t.TempDir()
+	s := walWriter(t, dir, Options{CheckpointAfter: time.Hour})
+	s.Update(addWF("a"))
+	for i := 1; i <= 5; i++ {
+		s.Update(addRun(fmt.Sprintf("r%d", i), "a", StatusRunning))
+	}
+	os.WriteFile(filepath.Join(dir, WALName), make([]byte, walSize), 0o600) // the frames gone
+	if _, err := s.Reload(); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("a zeroed log: %v", err)
+	}
+	mem, _ := s.View()
+	hasRuns(t, "the document kept in memory", mem, 5)
+	r, err := Recover(dir, mem, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ReadHome(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasRuns(t, "recovered from memory", d, 5)
+	if r.From != "the window's memory" {
+		t.Fatalf("recovered from %s", r.From)
+	}
+}

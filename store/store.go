@@ -163,7 +163,22 @@ func (s *Store) Refresh() (doc *Doc, changed bool, err error) {
 // A forced read also looks past the last frame applied for good frames that could not be
 // applied (walCheckTailLocked): a takeover reads forced, so no writer appends after a
 // damaged frame.
+//
+// On damage the document in memory stays the newest good one it had (Reload's promise),
+// not what the damaged files give: a window goes on showing it, and Recover may use it.
 func (s *Store) loadLocked(force bool) error {
+	kept := s.cur
+	err := s.loadTriesLocked(force)
+	if errors.Is(err, ErrDamaged) && kept.Generation > 0 && s.cur != kept {
+		// Forget what was read of the files (so that the next read starts over) and keep
+		// the document this store had.
+		s.cur, s.codec.file, s.fileGen = kept, nil, kept.Generation
+		s.walForgetLocked()
+	}
+	return err
+}
+
+func (s *Store) loadTriesLocked(force bool) error {
 	var last fileStamp
 	wasBroken := s.broken != nil
 	for try := 0; ; try++ {
