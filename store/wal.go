@@ -59,7 +59,8 @@ import (
 // Durability. A frame is acknowledged only after its fdatasync. A new cycle begins only
 // after workflows.json holds everything the old one had (the checkpoint's save is durable
 // first), and its header is written in the same write as its first frame, at offset 0
-// (within one page, so a kill cannot tear the header). The log is never deleted.
+// (within one page, so a kill cannot tear the header). The log is never deleted (Recover
+// moves a damaged one aside).
 //
 // Takeover. A new writer goes on with the cycle it read (its first frame carries its new
 // epoch and overwrites whatever a killed writer left half-written after the last whole
