@@ -281,6 +281,9 @@ func resultOf(r *store.Run, home string) runResult {
 // run is `baton run WORKFLOW [--task T] [--wait]`.
 func (c *cli) run(args []string) int {
 	w, err := c.open(true)
+	if err == nil {
+		err = w.cannotWrite()
+	}
 	if err != nil {
 		return c.fail(err)
 	}
@@ -346,6 +349,9 @@ func sentTo(pid int) string {
 // cancel is `baton cancel RUN`.
 func (c *cli) cancel(args []string) int {
 	w, err := c.open(true)
+	if err == nil {
+		err = w.cannotWrite()
+	}
 	if err != nil {
 		return c.fail(err)
 	}

@@ -140,6 +140,16 @@ func TestDamagedHomeRefusedThenRecovered(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameData(t, "a damaged home after its window closed", home, before)
+			// The commands that would write are refused too, and write nothing.
+			errb.Reset()
+			if code := Command([]string{"run", acked[0], "--home", home}, Options{}, &out, &errb, nil); code == exitOK ||
+				!strings.Contains(errb.String(), "baton recover") {
+				t.Fatalf("baton run on a damaged home: exit %d: %s", code, errb.String())
+			}
+			if code := TickOnce(home, Options{}, &out); code == 0 {
+				t.Fatalf("baton tick on a damaged home: exit 0: %s", out.String())
+			}
+			sameData(t, "a damaged home after baton run and tick", home, before)
 
 			out.Reset()
 			if code := Command([]string{"recover", "--home", home}, Options{}, &out, &errb, nil); code != exitOK {

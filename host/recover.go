@@ -51,6 +51,20 @@ func PlanHomeRecovery(home string) (*store.Recovery, error) {
 	return store.PlanRecovery(abs, nil)
 }
 
+// cannotWrite returns, and closes the window, when the window holds state.lock but cannot
+// write (its home is damaged or unreadable): no other window can write then, so a command
+// says why at once instead of forwarding to a writer that cannot exist.
+func (w *Window) cannotWrite() error {
+	w.mu.Lock()
+	p, held := w.problem, w.held != nil
+	w.mu.Unlock()
+	if held && errors.Is(p, store.ErrUnreadable) {
+		w.Close()
+		return p
+	}
+	return nil
+}
+
 // existingHome checks home as PrepareHome does, without creating it.
 func existingHome(home string) (string, error) {
 	abs, err := filepath.Abs(home)
