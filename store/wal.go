@@ -578,6 +578,10 @@ func (s *Store) walCheckTailLocked() error {
 // offsets cost a compare. (A cycle has fewer than walSize/walFrameHead frames.)
 func findFrame(b, key []byte, lo, hi uint64) (at int, g uint64, ok bool) {
 	for i := 0; i+walFrameHead <= len(b); i++ {
+		if i&7 == 0 && i+24 <= len(b) && binary.LittleEndian.Uint64(b[i+8:]) == 0 && binary.LittleEndian.Uint64(b[i+16:]) == 0 {
+			i += 7 // a generation field starting in b[i+8:i+16] lies in 16 zero bytes: 0
+			continue
+		}
 		g := binary.LittleEndian.Uint64(b[i+8:])
 		if g <= lo || g > hi {
 			continue
