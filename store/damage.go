@@ -28,19 +28,34 @@ import (
 // recoverHint ends every damage message with what to do.
 const recoverHint = "; saves that were acknowledged may be missing. Nothing was changed: close this home's windows and run `baton recover` to restore what can be (it moves the damaged files aside and deletes nothing)"
 
-// damage returns an ErrDamaged error (wrapped with ErrUnreadable) that says what is wrong.
+// damageError is damage: it is ErrUnreadable (so every window stays read-only) and
+// ErrDamaged, and says "the home is damaged", what is wrong and what to do.
+type damageError struct {
+	cause error   // what is wrong
+	kinds []error // ErrWAL, ErrForeign: what else it is
+}
+
+func (e *damageError) Error() string {
+	return ErrDamaged.Error() + ": " + e.cause.Error() + recoverHint
+}
+
+func (e *damageError) Unwrap() []error {
+	return append([]error{ErrUnreadable, ErrDamaged, e.cause}, e.kinds...)
+}
+
+// damage returns an ErrDamaged error that says what is wrong (format may wrap with %w).
 func damage(format string, a ...any) error {
-	return fmt.Errorf("%w: %w: %w%s", ErrUnreadable, ErrDamaged, fmt.Errorf(format, a...), recoverHint)
+	return &damageError{cause: fmt.Errorf(format, a...)}
 }
 
 // walDamage is damage of workflows.wal (ErrWAL too).
 func walDamage(format string, a ...any) error {
-	return fmt.Errorf("%w: %w: %w: %w%s", ErrUnreadable, ErrDamaged, ErrWAL, fmt.Errorf(format, a...), recoverHint)
+	return &damageError{cause: fmt.Errorf(format, a...), kinds: []error{ErrWAL}}
 }
 
 // foreignDamage is damage by files of another home (ErrForeign too).
 func foreignDamage(format string, a ...any) error {
-	return fmt.Errorf("%w: %w: %w: %w%s", ErrUnreadable, ErrDamaged, ErrForeign, fmt.Errorf(format, a...), recoverHint)
+	return &damageError{cause: fmt.Errorf("files of another home: "+format, a...), kinds: []error{ErrForeign}}
 }
 
 // newHomeID returns a new random home id: 16 bytes, in hex.
