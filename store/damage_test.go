@@ -592,3 +592,21 @@ func TestDamageKeepsMemoryAndRecoverUsesIt(t *testing.T) {
 		t.Fatalf("recovered from %s", r.From)
 	}
 }
+
+// A run that only lost saves recorded, whose supervisor left its files in runs/, is named
+// among what recovery could not restore.
+func TestRecoveryNamesRunsOnlyLostSavesHad(t *testing.T) {
+	home, _, _ := damageTemplate(t, 3)
+	os.MkdirAll(filepath.Join(home, "runs"), 0o700)
+	os.WriteFile(filepath.Join(home, "runs", "r9-lost.spec.json"), []byte("{}"), 0o600)
+	os.WriteFile(filepath.Join(home, "runs", "r1.spec.json"), []byte("{}"), 0o600) // restored
+	os.Remove(filepath.Join(home, FileName)) // the previous document and the frames restore r1..r3
+	r, err := PlanRecovery(home, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := strings.Join(r.Lost, "\n")
+	if !strings.Contains(lost, "run r9-lost") || strings.Contains(lost, "run r1,") {
+		t.Fatalf("what recovery says it could not restore: %s", lost)
+	}
+}

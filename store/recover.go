@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -124,7 +125,22 @@ func PlanRecovery(dir string, memory *Doc) (*Recovery, error) {
 	}
 	r.Restored, r.Generation = best.Generation, doc.Generation
 	r.Workflows, r.Runs, r.doc = len(doc.Workflows), len(doc.Runs), &doc
+	r.unknownRuns(dir, &doc)
 	return r, nil
+}
+
+// unknownRuns names the runs whose supervisor files (runs/<id>.spec.json, kept until the
+// run's end is saved) are in the home but that the recovered document does not have:
+// runs only the lost saves recorded. Their files are left; a supervisor may still run.
+func (r *Recovery) unknownRuns(dir string, doc *Doc) {
+	ents, _ := os.ReadDir(filepath.Join(dir, "runs"))
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".spec.json")
+		if ok && doc.Run(id) == nil {
+			r.Lost = append(r.Lost, fmt.Sprintf("run %s, recorded only in the lost saves: its files stay in %s (its supervisor may still be running)",
+				id, filepath.Join(dir, "runs")))
+		}
+	}
 }
 
 // candidates reads the documents recovery may start from, naming those it cannot read.
