@@ -600,7 +600,7 @@ func TestRecoveryNamesRunsOnlyLostSavesHad(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, "runs"), 0o700)
 	os.WriteFile(filepath.Join(home, "runs", "r9-lost.spec.json"), []byte("{}"), 0o600)
 	os.WriteFile(filepath.Join(home, "runs", "r1.spec.json"), []byte("{}"), 0o600) // restored
-	os.Remove(filepath.Join(home, FileName)) // the previous document and the frames restore r1..r3
+	os.Remove(filepath.Join(home, FileName))                                       // the previous document and the frames restore r1..r3
 	r, err := PlanRecovery(home, nil)
 	if err != nil {
 		t.Fatal(err)
