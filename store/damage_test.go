@@ -599,8 +599,9 @@ func TestRecoveryNamesRunsOnlyLostSavesHad(t *testing.T) {
 	home, _, _ := damageTemplate(t, 3)
 	os.MkdirAll(filepath.Join(home, "runs"), 0o700)
 	os.WriteFile(filepath.Join(home, "runs", "r9-lost.spec.json"), []byte("{}"), 0o600)
-	os.WriteFile(filepath.Join(home, "runs", "r1.spec.json"), []byte("{}"), 0o600) // restored
-	os.Remove(filepath.Join(home, FileName))                                       // the previous document and the frames restore r1..r3
+	os.WriteFile(filepath.Join(home, "runs", "r1.spec.json"), []byte("{}"), 0o600)
+	// The previous document and the frames restore r1..r3, not r9-lost.
+	os.Remove(filepath.Join(home, FileName))
 	r, err := PlanRecovery(home, nil)
 	if err != nil {
 		t.Fatal(err)
