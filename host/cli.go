@@ -89,6 +89,9 @@ var commands = map[string]command{
 		fs.BoolVar(&c.follow, "follow", false, "keep printing the log until the run ends")
 	}, (*cli).logs},
 	"cancel": {"baton cancel RUN [--json] [--home DIR]", 1, nil, (*cli).cancel},
+	"recover": {"baton recover [--dry-run] [--json] [--home DIR]", 0, func(fs *flag.FlagSet, c *cli) {
+		fs.BoolVar(&c.dryRun, "dry-run", false, "only say what would be restored; change nothing")
+	}, (*cli).recover},
 }
 
 // IsCommand reports whether name is a command-line subcommand (Command serves it).
@@ -97,7 +100,7 @@ func IsCommand(name string) bool { _, ok := commands[name]; return ok }
 // CommandUsage is the usage lines of every subcommand, one per line.
 func CommandUsage() string {
 	var b strings.Builder
-	for _, name := range []string{"run", "status", "workflows", "runs", "logs", "cancel"} {
+	for _, name := range []string{"run", "status", "workflows", "runs", "logs", "cancel", "recover"} {
 		fmt.Fprintf(&b, "       %s\n", commands[name].usage)
 	}
 	return b.String()
@@ -112,7 +115,7 @@ type cli struct {
 	stdout, stderr io.Writer
 
 	home, task, workflow, runStatus string
-	json, wait, follow              bool
+	json, wait, follow, dryRun      bool
 	limit                           int
 }
 
@@ -292,6 +295,9 @@ func runNote(r *store.Run) string {
 // run is `baton run WORKFLOW [--task T] [--wait]`.
 func (c *cli) run(args []string) int {
 	w, err := c.open(true)
+	if err == nil {
+		err = w.cannotWrite()
+	}
 	if err != nil {
 		return c.fail(err)
 	}
@@ -360,6 +366,9 @@ func sentTo(pid int) string {
 // cancel is `baton cancel RUN`.
 func (c *cli) cancel(args []string) int {
 	w, err := c.open(true)
+	if err == nil {
+		err = w.cannotWrite()
+	}
 	if err != nil {
 		return c.fail(err)
 	}

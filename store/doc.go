@@ -26,7 +26,11 @@ const (
 // Doc is the whole workflows.json document. A Doc handed out by the store is a snapshot:
 // callers must not modify it; Update passes a private copy to its function.
 type Doc struct {
-	Schema     int    `json:"schema"`
+	Schema int `json:"schema"`
+	// Home is the home's id: random, made at its first save and never changed. The log's
+	// header and every frame's checksum carry it too, so a log or a document of another
+	// home is refused. A home from before ids has none until its writer's next save.
+	Home       string `json:"home,omitempty"`
 	Generation uint64 `json:"generation"`
 	Epoch      uint64 `json:"epoch"`
 	Writer     *Owner `json:"writer,omitempty"`
@@ -45,6 +49,17 @@ type Doc struct {
 	// Retention is the home's default history retention and its size cap; a workflow's
 	// own Retention overrides the per-workflow part.
 	Retention *Retention `json:"retention,omitempty"`
+	// Log ties this document to the cycles of workflows.wal (see wal.go): set at each
+	// whole save, never by an update. Absent in a home from before it.
+	Log *LogLink `json:"log,omitempty"`
+}
+
+// LogLink names, by their salts (16 hex digits), the log cycle a whole save of
+// workflows.json absorbed, whose header the log may still hold, and the cycle that
+// follows it. Any other cycle in the log means saves may be missing: damage.
+type LogLink struct {
+	After string `json:"after"`
+	Next  string `json:"next"`
 }
 
 // Applied records one forwarded request that a writer applied, with its reply.
@@ -240,6 +255,10 @@ func (d *Doc) Clone() *Doc {
 		r := *d.Retention
 		c.Retention = &r
 	}
+	if d.Log != nil {
+		l := *d.Log
+		c.Log = &l
+	}
 	c.Workflows = make([]Workflow, len(d.Workflows))
 	for i, w := range d.Workflows {
 		c.Workflows[i] = w.Clone()
@@ -376,6 +395,9 @@ func (d *Doc) Validate() error {
 	if d.Schema != SchemaVersion {
 		return fmt.Errorf("%w: schema %d, want %d", ErrInvalid, d.Schema, SchemaVersion)
 	}
+	if err := d.validIdentity(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	names := make(map[string]bool, len(d.Workflows))
 	for i := range d.Workflows {
 		w := &d.Workflows[i]
@@ -409,6 +431,29 @@ func (d *Doc) Validate() error {
 		}
 	}
 	return nil
+}
+
+// validIdentity checks the home id (32 hex digits) and the log link (16 each).
+func (d *Doc) validIdentity() error {
+	if d.Home != "" && !isHex(d.Home, 32) {
+		return fmt.Errorf("home: %q is not a home id (32 hex digits)", d.Home)
+	}
+	if l := d.Log; l != nil && (!isHex(l.Next, 16) || (l.After != "" && !isHex(l.After, 16))) {
+		return fmt.Errorf("log: %q, %q are not log cycles (16 hex digits each)", l.After, l.Next)
+	}
+	return nil
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }
 
 // Validate checks one workflow definition and says everything that is wrong with it: the

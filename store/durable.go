@@ -22,6 +22,8 @@ const (
 	SyncWALCreateDir  = "wal.create.folder" // the log's name when it is made
 	SyncWALFrame      = "wal.frame"         // a save's frame: the acknowledgement
 	SyncWALCycle      = "wal.cycle"         // a new cycle's header (see README)
+	SyncWALHeader     = "wal.header"        // a new log's first header, before a document names it
+	SyncRecover       = "recover.folder"    // the folder damaged files were moved into, and the home
 	SyncArchiveFile   = "archive.file"      // runs appended to the archive
 	SyncArchiveFolder = "archive.folder"    // a new archive file's name, or one removed
 	SyncAudit         = "audit.file"        // an audit record

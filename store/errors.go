@@ -13,6 +13,15 @@ var (
 	// ErrNewerSchema is returned (wrapped with ErrUnreadable) when the file was written by
 	// a newer Baton; it is never overwritten.
 	ErrNewerSchema = errors.New("schema is newer than this Baton understands")
+	// ErrDamaged is returned (wrapped with ErrUnreadable) when the home's files show that
+	// saves that were acknowledged could be missing: workflows.json gone beside Baton's
+	// other files, a log of the wrong size, cycle or home, a frame that fails its check
+	// with good frames after it. Nothing is written, not even workflows.prev.json; Recover
+	// (`baton recover`) restores what can be, moving the damaged files aside.
+	ErrDamaged = errors.New("the home is damaged")
+	// ErrForeign is returned (wrapped with ErrDamaged) when workflows.json and
+	// workflows.wal belong to different homes (their home ids differ).
+	ErrForeign = errors.New("files of another home")
 )
 
 // Errors returned by Update.

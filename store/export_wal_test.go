@@ -8,8 +8,9 @@ func (s *Store) walFrames() int {
 	if len(b) < walHeaderSize {
 		return 0
 	}
-	for b = b[walHeaderSize:]; ; n++ {
-		_, _, _, size, ok := nextFrame(s.wal.salt, b)
+	h, _, _ := parseWALHeader(b)
+	for b = b[h.size():]; ; n++ {
+		_, _, _, size, ok := nextFrame(s.wal.key, b)
 		if !ok {
 			return n
 		}

@@ -1,6 +1,7 @@
 // Package store keeps workflows.json: loading with validation and a size cap, atomic
 // durable saves, the generation and the writer epoch (fencing), refresh-before-write and a
-// watch of the home folder. It knows nothing of roles or windows.
+// watch of the home folder; the home's identity, damage refused without a change
+// (damage.go) and its explicit recovery (recover.go). It knows nothing of roles or windows.
 package store
 
 import (
@@ -159,17 +160,45 @@ func (s *Store) Refresh() (doc *Doc, changed bool, err error) {
 // newer file than the one read (the file was saved whole meanwhile) makes it read the
 // file again. A writer reads the log too: frames of another writer carry a higher epoch,
 // which fences it (see writableLocked).
+//
+// A forced read also looks past the last frame applied for good frames that could not be
+// applied (walCheckTailLocked): a takeover reads forced, so no writer appends after a
+// damaged frame.
+//
+// On damage the document in memory stays the newest good one it had (Reload's promise),
+// not what the damaged files give: a window goes on showing it, and Recover may use it.
 func (s *Store) loadLocked(force bool) error {
+	kept := s.cur
+	err := s.loadTriesLocked(force)
+	if errors.Is(err, ErrDamaged) && kept.Generation > 0 && s.cur != kept {
+		// Forget what was read of the files (so that the next read starts over) and keep
+		// the document this store had.
+		s.cur, s.codec.file, s.fileGen = kept, nil, kept.Generation
+		s.walForgetLocked()
+	}
+	return err
+}
+
+func (s *Store) loadTriesLocked(force bool) error {
+	var last fileStamp
+	wasBroken := s.broken != nil
 	for try := 0; ; try++ {
 		err := s.loadOnceLocked(force)
+		if err == nil && (force || wasBroken) {
+			err = s.walFailLocked(s.walCheckTailLocked())
+		}
 		if !errors.Is(err, errWALAhead) {
 			return err
 		}
-		if (try > 0 && s.wal.salt == 0) || try == 3 {
-			// The log follows a newer file than the one read whole just now: the file was
-			// put back by hand. The file wins; the next frame starts a new cycle.
-			return nil
+		if try > 0 && s.stamp == last || try == 10 {
+			// The log follows a newer file than the one read whole twice now: an older
+			// copy of workflows.json was put back, and the saves after it are in the log
+			// only as frames of a workflows.json that is gone.
+			s.broken = walDamage("%s follows a newer %s than the one there (generation %d): an older copy was put back",
+				WALName, FileName, s.cur.Generation)
+			return s.broken
 		}
+		last = s.stamp
 		s.codec.file, force = nil, true // read the file whole and the log from its start
 		s.walForgetLocked()
 	}
@@ -179,13 +208,9 @@ func (s *Store) loadOnceLocked(force bool) error {
 	fi, err := os.Stat(s.path)
 	if errors.Is(err, os.ErrNotExist) {
 		if force || s.stamp.exists || s.broken != nil {
-			s.broken = nil
 			s.stamp = fileStamp{}
-			if s.cur.Generation != 0 {
-				// The file vanished after we had read it: treat like unreadable, keep memory.
-				s.broken = fmt.Errorf("%w: %s disappeared after generation %d was read",
-					ErrUnreadable, s.path, s.cur.Generation)
-			}
+			// Memory is kept; a missing file is a new home only when nothing else is there.
+			s.broken = s.checkMissingLocked()
 		}
 		return s.broken
 	}
@@ -215,8 +240,12 @@ func (s *Store) loadOnceLocked(force bool) error {
 	if err == nil {
 		doc, err = decodeFile(s.path, data, &s.codec)
 	}
-	if err != nil {
+	if err == nil {
+		err = s.checkSameHomeLocked(doc)
+	} else {
 		err = withRestoreHint(s.dir, err)
+	}
+	if err != nil {
 		s.broken = err
 		s.stamp = st
 		return err
@@ -391,6 +420,17 @@ func (s *Store) commit(batch []*pending) {
 	doc.Schema = SchemaVersion
 	doc.Generation = s.cur.Generation + 1
 	doc.Epoch = s.epoch
+	// The home's identity is the store's, never an update's: kept, or made at the first
+	// save of a home that has none (which is then saved whole, see walAppendLocked).
+	doc.Home, doc.Log = s.cur.Home, s.cur.Log
+	if doc.Home == "" {
+		id, err := newHomeID()
+		if err != nil {
+			finish(nil, fmt.Errorf("make the home id: %w", err), false)
+			return
+		}
+		doc.Home = id
+	}
 	if s.opts.BeforeSave != nil {
 		if err := s.opts.BeforeSave(); err != nil {
 			finish(nil, err, false)
@@ -405,16 +445,25 @@ func (s *Store) commit(batch []*pending) {
 		finish(doc, nil, false)
 		return
 	}
-	if err := s.saveWholeLocked(doc); err != nil {
+	saved, err := s.saveWholeLocked(doc)
+	if err != nil {
 		finish(nil, errors.Join(err, walErr), false)
 		return
 	}
-	finish(doc, nil, false)
+	finish(saved, nil, false)
 }
 
-// saveWholeLocked saves doc to workflows.json and makes it the document in memory; the
-// log's cycle ends (the next frame starts a new one).
-func (s *Store) saveWholeLocked(doc *Doc) error {
+// saveWholeLocked saves doc to workflows.json, linked to the log's cycles (see
+// walLinkLocked), and makes it the document in memory; the log's cycle ends and the one
+// the link names begins. It returns the document saved: doc with its link.
+func (s *Store) saveWholeLocked(doc *Doc) (*Doc, error) {
+	link, err := s.walLinkLocked(doc.Home)
+	if err != nil {
+		return nil, fmt.Errorf("save %s: %w", s.path, err)
+	}
+	linked := *doc
+	linked.Log = link
+	doc = &linked
 	st, err := s.save(doc)
 	if errors.Is(err, ErrNotDurable) {
 		// The new file is in place: memory follows the disk, and callers are told the
@@ -426,12 +475,12 @@ func (s *Store) saveWholeLocked(doc *Doc) error {
 		}
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s.cur, s.stamp, s.fileGen = doc, st, doc.Generation
 	s.walForgetLocked()
 	s.walNewCycleLocked()
-	return nil
+	return doc, nil
 }
 
 // writableLocked refreshes from disk (refresh-before-write) and says why this store may
@@ -562,18 +611,25 @@ func (s *Store) KeepPrevious() error {
 func (s *Store) SaveLastGood() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.broken == nil || s.cur.Generation == 0 {
-		return nil
-	}
-	if data, err := os.ReadFile(filepath.Join(s.dir, PrevName)); err == nil {
-		if d, err := Decode(data); err == nil && d.Generation >= s.cur.Generation {
-			return nil
-		}
+	if s.broken == nil || errors.Is(s.broken, ErrDamaged) || s.cur.Generation == 0 {
+		return nil // a damaged home changes no file, this one neither
 	}
 	return s.writePrevLocked()
 }
 
+// writePrevLocked writes the document in memory to PrevName, only if it is a good
+// generation newer than the one there: a PrevName that cannot be read, or that holds
+// another home's document or a newer one, is left as it is.
 func (s *Store) writePrevLocked() error {
+	prev, ok, err := prevDoc(s.dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("keep the previous generation: %w: left as it is", err)
+	case ok && prev.Home != "" && prev.Home != s.cur.Home:
+		return fmt.Errorf("keep the previous generation: %s belongs to home %s, not this one (%s): left as it is", PrevName, prev.Home, s.cur.Home)
+	case ok && !prev.Before(s.cur):
+		return nil
+	}
 	data, err := json.MarshalIndent(s.cur, "", "  ")
 	if err != nil {
 		return fmt.Errorf("keep the previous generation: %w", err)

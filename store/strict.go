@@ -227,7 +227,7 @@ func withRestoreHint(dir string, err error) error {
 	if derr != nil {
 		return err
 	}
-	return fmt.Errorf("%w; the previous good generation (%d) is kept in %s: to restore it, close every Baton window and copy it over %s",
+	return fmt.Errorf("%w; the previous good generation (%d) is kept in %s: to restore it (with the newer saves the log still holds), close every Baton window and run `baton recover`, which moves %s aside",
 		err, d.Generation, prev, FileName)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -32,19 +34,33 @@ import (
 // header, then frames, then whatever an older cycle left. A cycle follows one version of
 // workflows.json:
 //
-//	header: "BATONWAL" | version u32 | crc u32 | salt u64 | base u64   (40 bytes, offset 0)
+//	header: "BATONWAL" | version u32 | crc u32 | salt u64 | base u64 | home [16]  (48 bytes)
 //	frame:  length u32 | crc u32 | generation u64 | epoch u64 | payload (length bytes, JSON)
 //
 // base is the generation of the workflows.json the cycle's frames follow; the frames carry
-// base+1, base+2, ... in order. Each crc (Castagnoli) covers the salt too, and every cycle
-// has a new random salt, so a frame left by an older cycle (or torn by a crash mid-write)
-// never passes for one of this cycle: a reader applies frames until the first that does
-// not check out or does not carry the next generation. Integers are little-endian.
+// base+1, base+2, ... in order. home is the home's id (Doc.Home). Each frame's crc
+// (Castagnoli) covers the salt and the home id too, and every cycle has a new random
+// salt, so a frame left by an older cycle, or by another home, (or torn by a crash
+// mid-write) never passes for one of this cycle: a reader applies frames until the first
+// that does not check out or does not carry the next generation. Integers are
+// little-endian. Version 1 (before home ids: a 40-byte header without home, crcs without
+// it) is still read; a version 1 cycle is never continued: the first save of a home
+// without an id is whole, gives it one and starts a version 2 cycle.
+//
+// Identity and links. Each whole save of workflows.json records in its "log" field (see
+// LogLink) the cycle it absorbed, whose header the log holds until the next cycle begins,
+// and the salt of the cycle that will follow it, drawn before the save. The log is
+// created (full size, a header) before the first workflows.json that names a cycle, so
+// for a document with a link the log must exist, be walSize bytes, and hold one of those
+// two cycles with this home's id; anything else means saves may be missing (ErrDamaged).
+// Only the very last frame may fail its check (a crash mid-write): a frame that fails
+// while a good frame of the cycle with a later generation lies after it is damage too.
 //
 // Durability. A frame is acknowledged only after its fdatasync. A new cycle begins only
 // after workflows.json holds everything the old one had (the checkpoint's save is durable
 // first), and its header is written in the same write as its first frame, at offset 0
-// (within one page, so a kill cannot tear the header). The log is never deleted.
+// (within one page, so a kill cannot tear the header). The log is never deleted (Recover
+// moves a damaged one aside).
 //
 // Takeover. A new writer goes on with the cycle it read (its first frame carries its new
 // epoch and overwrites whatever a killed writer left half-written after the last whole
@@ -58,8 +74,9 @@ const WALName = "workflows.wal"
 
 const (
 	walMagic      = "BATONWAL"
-	walVersion    = 1
-	walHeaderSize = 40
+	walVersion    = 2
+	walHeaderV1   = 40 // a version 1 header: no home id
+	walHeaderSize = 48
 	walFrameHead  = 24
 	// walSize is the log's fixed size: about 500 frames of a run's change.
 	walSize = 1 << 20
@@ -71,10 +88,10 @@ const (
 
 var walCRC = crc32.MakeTable(crc32.Castagnoli)
 
-// ErrWAL is returned (wrapped with ErrUnreadable) when workflows.wal is damaged: a header
-// that is not Baton's, or a frame that checks out but does not decode or leaves an invalid
-// document. Nothing is written until it is fixed (moving the file away loses only the
-// changes since workflows.json was last saved whole).
+// ErrWAL is returned (wrapped with ErrUnreadable and ErrDamaged) when workflows.wal is
+// damaged: a header that is not Baton's, a frame that checks out but does not decode or
+// leaves an invalid document, a frame that fails its check with good ones after it, a
+// cycle or size that does not fit workflows.json. Nothing is written until Recover.
 var ErrWAL = errors.New("workflows.wal is damaged")
 
 // errWALAhead says the log's cycle follows a newer workflows.json than the one read: the
@@ -89,6 +106,7 @@ type walState struct {
 	f     *os.File
 	rw    bool   // f was opened for writing (the writer's)
 	salt  uint64 // the cycle whose frames are applied to cur; 0: none, cur is workflows.json's
+	key   []byte // that cycle's checksum key (see walHead.key)
 	off   int64  // where the next frame of that cycle goes
 	seen  []byte // the log's bytes [0, off) as read or written, to check a forced re-read
 	buf   []byte // for reading frames
@@ -235,53 +253,94 @@ func (rec *walRec) apply(prev *Doc, g, e uint64) *Doc {
 	return &d
 }
 
-// walHeader encodes a cycle's header.
-func walHeader(salt, base uint64) []byte {
+// walHead is a cycle's header, decoded.
+type walHead struct {
+	version    uint32
+	salt, base uint64
+	home       string // the home id, hex; "" in a version 1 header
+}
+
+// size is where the cycle's frames begin.
+func (h walHead) size() int64 {
+	if h.version == 1 {
+		return walHeaderV1
+	}
+	return walHeaderSize
+}
+
+// key is what each frame's checksum covers besides the frame: the salt, and from
+// version 2 the home id.
+func (h walHead) key() []byte {
+	k := binary.LittleEndian.AppendUint64(nil, h.salt)
+	if h.version >= 2 {
+		id, _ := hex.DecodeString(h.home)
+		k = append(k, id...)
+	}
+	return k
+}
+
+// walHeader encodes a cycle's header (version 2).
+func walHeader(salt, base uint64, home string) []byte {
 	h := make([]byte, walHeaderSize)
 	copy(h, walMagic)
 	binary.LittleEndian.PutUint32(h[8:], walVersion)
 	binary.LittleEndian.PutUint64(h[16:], salt)
 	binary.LittleEndian.PutUint64(h[24:], base)
+	id, _ := hex.DecodeString(home)
+	copy(h[32:], id)
 	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(h[16:], walCRC))
 	return h
 }
 
 // parseWALHeader decodes a header: ok false for a log with no cycle yet (all zeros), an
-// error for one that is not a Baton log or is damaged.
-func parseWALHeader(h []byte) (salt, base uint64, ok bool, err error) {
-	if len(h) < walHeaderSize || bytes.Count(h[:walHeaderSize], []byte{0}) == walHeaderSize {
-		return 0, 0, false, nil
+// error (ErrDamaged) for one that is not a Baton log or is damaged.
+func parseWALHeader(h []byte) (head walHead, ok bool, err error) {
+	if len(h) < walHeaderSize || allZero(h[:walHeaderSize]) {
+		return walHead{}, false, nil
 	}
+	v := binary.LittleEndian.Uint32(h[8:])
 	switch {
 	case string(h[:8]) != walMagic:
-		return 0, 0, false, fmt.Errorf("%w: %w: %s does not start with %q", ErrUnreadable, ErrWAL, WALName, walMagic)
-	case binary.LittleEndian.Uint32(h[8:]) != walVersion:
-		return 0, 0, false, fmt.Errorf("%w: %w: %s has version %d, this Baton reads %d", ErrUnreadable, ErrWAL, WALName, binary.LittleEndian.Uint32(h[8:]), walVersion)
-	case binary.LittleEndian.Uint32(h[12:]) != crc32.Checksum(h[16:walHeaderSize], walCRC):
-		return 0, 0, false, fmt.Errorf("%w: %w: %s header checksum does not match", ErrUnreadable, ErrWAL, WALName)
+		return walHead{}, false, walDamage("%s does not start with %q", WALName, walMagic)
+	case v != 1 && v != walVersion:
+		return walHead{}, false, walDamage("%s has version %d, this Baton reads 1 and %d", WALName, v, walVersion)
 	}
-	return binary.LittleEndian.Uint64(h[16:]), binary.LittleEndian.Uint64(h[24:]), true, nil
+	head = walHead{version: v, salt: binary.LittleEndian.Uint64(h[16:]), base: binary.LittleEndian.Uint64(h[24:])}
+	if binary.LittleEndian.Uint32(h[12:]) != crc32.Checksum(h[16:head.size()], walCRC) {
+		return walHead{}, false, walDamage("%s header checksum does not match", WALName)
+	}
+	if v >= 2 {
+		head.home = hex.EncodeToString(h[32:48])
+	}
+	return head, true, nil
 }
 
-// walFrame encodes one frame of the cycle with salt.
-func walFrame(salt, g, e uint64, payload []byte) []byte {
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// walFrame encodes one frame of the cycle whose checksum key is key.
+func walFrame(key []byte, g, e uint64, payload []byte) []byte {
 	f := make([]byte, walFrameHead+len(payload))
 	binary.LittleEndian.PutUint32(f, uint32(len(payload)))
 	binary.LittleEndian.PutUint64(f[8:], g)
 	binary.LittleEndian.PutUint64(f[16:], e)
 	copy(f[walFrameHead:], payload)
-	binary.LittleEndian.PutUint32(f[4:], frameCRC(salt, f))
+	binary.LittleEndian.PutUint32(f[4:], frameCRC(key, f))
 	return f
 }
 
-func frameCRC(salt uint64, f []byte) uint32 {
-	var s [8]byte
-	binary.LittleEndian.PutUint64(s[:], salt)
-	return crc32.Update(crc32.Checksum(s[:], walCRC), walCRC, f[8:])
+func frameCRC(key []byte, f []byte) uint32 {
+	return crc32.Update(crc32.Checksum(key, walCRC), walCRC, f[8:])
 }
 
 // nextFrame parses the frame at the start of b, if a whole one of the cycle is there.
-func nextFrame(salt uint64, b []byte) (g, e uint64, payload []byte, n int, ok bool) {
+func nextFrame(key []byte, b []byte) (g, e uint64, payload []byte, n int, ok bool) {
 	if len(b) < walFrameHead {
 		return 0, 0, nil, 0, false
 	}
@@ -290,10 +349,18 @@ func nextFrame(salt uint64, b []byte) (g, e uint64, payload []byte, n int, ok bo
 		return 0, 0, nil, 0, false
 	}
 	f := b[:walFrameHead+size]
-	if binary.LittleEndian.Uint32(f[4:]) != frameCRC(salt, f) {
+	if binary.LittleEndian.Uint32(f[4:]) != frameCRC(key, f) {
 		return 0, 0, nil, 0, false
 	}
 	return binary.LittleEndian.Uint64(f[8:]), binary.LittleEndian.Uint64(f[16:]), f[walFrameHead:], len(f), true
+}
+
+// saltHex and hexSalt convert a cycle's salt to and from its form in LogLink.
+func saltHex(salt uint64) string { return fmt.Sprintf("%016x", salt) }
+
+func hexSalt(s string) uint64 {
+	v, _ := strconv.ParseUint(s, 16, 64)
+	return v
 }
 
 func (s *Store) walPath() string { return filepath.Join(s.dir, WALName) }
@@ -346,10 +413,11 @@ func (s *Store) walForgetLocked() {
 }
 
 // walReadLocked applies the log's frames that follow the document in memory. from0 reads
-// the cycle from its header (cur must then be workflows.json's document, as just read);
-// otherwise it reads on from where the last read stopped, checking first that the cycle
-// is still the one it read. It returns errWALAhead when the log follows a newer
-// workflows.json than the one in memory.
+// the cycle from its header (cur must then be workflows.json's document, as just read,
+// and the header must be one that document links to: see walMatchLocked); otherwise it
+// reads on from where the last read stopped, checking first that the cycle is still the
+// one it read. It returns errWALAhead when the log follows a newer workflows.json than
+// the one in memory.
 func (s *Store) walReadLocked(from0 bool) error {
 	if from0 {
 		if s.wal.f != nil && !s.wal.rw {
@@ -360,29 +428,47 @@ func (s *Store) walReadLocked(from0 bool) error {
 		s.walForgetLocked()
 	}
 	ok, err := s.walOpenLocked(false)
-	if !ok || err != nil {
+	if err != nil {
 		return err
+	}
+	if !ok {
+		if s.cur.Log != nil {
+			return walDamage("%s is missing, but %s (generation %d) was saved with one beside it", WALName, FileName, s.cur.Generation)
+		}
+		return nil
+	}
+	if from0 {
+		if err := s.walCheckSizeLocked(); err != nil {
+			return err
+		}
 	}
 	var head [walHeaderSize]byte
 	if _, err := s.wal.f.ReadAt(head[:], 0); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("%w: %s: %v", ErrUnreadable, WALName, err)
 	}
-	salt, base, ok, err := parseWALHeader(head[:])
-	if err != nil || !ok {
+	h, ok, err := parseWALHeader(head[:])
+	switch {
+	case err != nil:
 		return err
-	}
-	if s.wal.salt != 0 && salt != s.wal.salt {
+	case !ok && s.wal.salt != 0:
+		return walDamage("the header of %s was erased after frames of its cycle were read", WALName)
+	case !ok && s.cur.Log != nil:
+		return walDamage("%s holds no cycle (its header is zeros), but %s (generation %d) was saved after cycle %s", WALName, FileName, s.cur.Generation, s.cur.Log.After)
+	case !ok:
+		return nil
+	case s.wal.salt != 0 && h.salt != s.wal.salt:
 		return errWALAhead // a new cycle: workflows.json was saved whole meanwhile
 	}
 	if s.wal.salt == 0 {
-		switch {
-		case base > s.cur.Generation:
+		if h.base > s.cur.Generation {
 			return errWALAhead
-		case base < s.cur.Generation:
-			return nil // an old cycle, already in workflows.json
 		}
-		s.wal.salt, s.wal.off = salt, walHeaderSize
-		s.wal.seen = append(s.wal.seen[:0], head[:]...)
+		follows, err := s.walMatchLocked(h)
+		if err != nil || !follows {
+			return err // damage, or an old cycle, already in workflows.json
+		}
+		s.wal.salt, s.wal.key, s.wal.off = h.salt, h.key(), h.size()
+		s.wal.seen = append(s.wal.seen[:0], head[:h.size()]...)
 	}
 	if walHook != nil {
 		walHook()
@@ -405,6 +491,108 @@ func (s *Store) walReadLocked(from0 bool) error {
 	return nil
 }
 
+// walMatchLocked checks a header against workflows.json's document (cur, with s.wal.salt
+// 0): it reports whether the cycle follows the document, nil when it is the cycle the
+// document absorbed, and ErrDamaged when it is neither or belongs to another home.
+func (s *Store) walMatchLocked(h walHead) (follows bool, err error) {
+	d := s.cur
+	if h.version >= 2 && h.home != d.Home {
+		return false, foreignDamage("%s belongs to home %s, but %s to home %s", WALName, h.home, FileName, orNoID(d.Home))
+	}
+	if d.Log == nil { // a document from before links: as it was
+		return h.base == d.Generation, nil
+	}
+	switch {
+	case h.salt == hexSalt(d.Log.Next) && h.base == d.Generation:
+		return true, nil
+	case h.salt == hexSalt(d.Log.After) && h.base < d.Generation:
+		return false, nil
+	}
+	return false, walDamage("%s holds cycle %s, which follows generation %d, but %s (generation %d) absorbed cycle %s and is followed by cycle %s",
+		WALName, saltHex(h.salt), h.base, FileName, d.Generation, d.Log.After, d.Log.Next)
+}
+
+func orNoID(id string) string {
+	if id == "" {
+		return "(none: saved before home ids)"
+	}
+	return id
+}
+
+// walCheckSizeLocked refuses a log that is not walSize bytes: cut short, or grown. Only a
+// log whose creation was cut (all zeros) beside a document without a link is let be: the
+// writer completes it.
+func (s *Store) walCheckSizeLocked() error {
+	fi, err := s.wal.f.Stat()
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrUnreadable, WALName, err)
+	}
+	if fi.Size() == walSize {
+		return nil
+	}
+	if fi.Size() < walSize && s.cur.Log == nil {
+		b := make([]byte, fi.Size())
+		if n, _ := s.wal.f.ReadAt(b, 0); int64(n) == fi.Size() && allZero(b) {
+			return nil
+		}
+	}
+	return walDamage("%s is %d bytes, not %d: it was cut short or written by something else", WALName, fi.Size(), walSize)
+}
+
+// walCheckTailLocked looks, after the last frame applied, for a good frame of the cycle
+// with a later generation: if one lies there, the frame where reading stopped was
+// damaged, not torn by a crash, and the saves in between are lost (ErrDamaged). Frames a
+// writer appends meanwhile are applied and the search made again.
+func (s *Store) walCheckTailLocked() error {
+	if s.wal.salt == 0 || s.wal.f == nil {
+		return nil
+	}
+	for {
+		rest := make([]byte, walSize-s.wal.off)
+		n, err := s.wal.f.ReadAt(rest, s.wal.off)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("%w: %s: %v", ErrUnreadable, WALName, err)
+		}
+		at, g, found := findFrame(rest[:n], s.wal.key, s.cur.Generation, s.cur.Generation+walSize/walFrameHead)
+		if !found {
+			return nil
+		}
+		before := s.wal.off
+		if err := s.walApplyFromLocked(); err != nil {
+			return err
+		}
+		if s.wal.off != before {
+			continue // a writer appended: look again from the new end
+		}
+		var head [walHeaderSize]byte
+		if _, err := s.wal.f.ReadAt(head[:], 0); err == nil && binary.LittleEndian.Uint64(head[16:]) != s.wal.salt {
+			return errWALAhead // a new cycle overwrote the frames meanwhile: read again
+		}
+		return walDamage("the frame after generation %d, at offset %d of %s, fails its check, but a good frame of generation %d lies further on, at offset %d: the saves between them are lost",
+			s.cur.Generation, s.wal.off, WALName, g, s.wal.off+int64(at))
+	}
+}
+
+// findFrame finds in b the first whole good frame of the cycle with key whose generation
+// g is in (lo, hi], at any offset. It looks at the generation field first, so most
+// offsets cost a compare. (A cycle has fewer than walSize/walFrameHead frames.)
+func findFrame(b, key []byte, lo, hi uint64) (at int, g uint64, ok bool) {
+	for i := 0; i+walFrameHead <= len(b); i++ {
+		if i&7 == 0 && i+24 <= len(b) && binary.LittleEndian.Uint64(b[i+8:]) == 0 && binary.LittleEndian.Uint64(b[i+16:]) == 0 {
+			i += 7 // a generation field starting in b[i+8:i+16] lies in 16 zero bytes: 0
+			continue
+		}
+		g := binary.LittleEndian.Uint64(b[i+8:])
+		if g <= lo || g > hi {
+			continue
+		}
+		if fg, _, _, _, ok := nextFrame(key, b[i:]); ok && fg == g {
+			return i, g, true
+		}
+	}
+	return 0, 0, false
+}
+
 // walApplyFromLocked reads frames from the log's offset on and applies those that carry
 // the next generations.
 func (s *Store) walApplyFromLocked() error {
@@ -419,13 +607,13 @@ func (s *Store) walApplyFromLocked() error {
 		}
 		b := buf[:n]
 		for {
-			g, e, payload, size, ok := nextFrame(s.wal.salt, b)
+			g, e, payload, size, ok := nextFrame(s.wal.key, b)
 			if !ok || g != s.cur.Generation+1 {
 				break
 			}
 			doc, err := decodeFrame(s.cur, g, e, payload)
 			if err != nil {
-				return fmt.Errorf("%w: %w: frame of generation %d at offset %d: %w", ErrUnreadable, ErrWAL, g, s.wal.off, err)
+				return walDamage("%s: frame of generation %d at offset %d: %w", WALName, g, s.wal.off, err)
 			}
 			s.cur = doc
 			s.wal.seen = append(s.wal.seen, b[:size]...)
@@ -482,9 +670,10 @@ func (s *Store) walVerifyLocked() (bool, error) {
 
 // walAppendLocked records next, the document after cur, as a frame of the log. It
 // reports false, having written nothing that counts, when the change must be saved whole
-// instead: the log cannot take it, or cur is not what the log and workflows.json describe.
+// instead: the log cannot take it, cur is not what the log and workflows.json describe,
+// or workflows.json has no link to a cycle or no home id yet (a home from before them).
 func (s *Store) walAppendLocked(next *Doc) (bool, error) {
-	if !s.stamp.exists || (s.wal.salt == 0 && s.cur.Generation != s.fileGen) {
+	if !s.stamp.exists || (s.wal.salt == 0 && s.cur.Generation != s.fileGen) || s.cur.Log == nil || next.Home != s.cur.Home {
 		return false, nil // the log follows a workflows.json: the first save makes it
 	}
 	payload, err := json.Marshal(walDelta(s.cur, next))
@@ -494,16 +683,14 @@ func (s *Store) walAppendLocked(next *Doc) (bool, error) {
 	if ok, err := s.walOpenLocked(true); !ok {
 		return false, err
 	}
-	salt, off := s.wal.salt, s.wal.off
+	salt, key, off := s.wal.salt, s.wal.key, s.wal.off
 	var out []byte
-	if salt == 0 { // a new cycle: its header goes in the same write as its first frame
-		if salt, err = newSalt(); err != nil {
-			return false, err
-		}
-		off = 0
-		out = walHeader(salt, s.fileGen)
+	if salt == 0 { // a new cycle, the one workflows.json named: its header goes in the same write as its first frame
+		h := walHead{version: walVersion, salt: hexSalt(s.cur.Log.Next), base: s.fileGen, home: s.cur.Home}
+		salt, key, off = h.salt, h.key(), 0
+		out = walHeader(h.salt, h.base, h.home)
 	}
-	out = append(out, walFrame(salt, next.Generation, next.Epoch, payload)...)
+	out = append(out, walFrame(key, next.Generation, next.Epoch, payload)...)
 	if off+int64(len(out)) > walSize {
 		return false, nil
 	}
@@ -517,7 +704,7 @@ func (s *Store) walAppendLocked(next *Doc) (bool, error) {
 	if s.wal.salt == 0 {
 		s.wal.seen = s.wal.seen[:0]
 	}
-	s.wal.salt, s.wal.off, s.wal.seen = salt, off+int64(len(out)), append(s.wal.seen, out...)
+	s.wal.salt, s.wal.key, s.wal.off, s.wal.seen = salt, key, off+int64(len(out)), append(s.wal.seen, out...)
 	s.cur = next
 	if s.wal.timer == nil {
 		s.wal.timer = time.AfterFunc(s.opts.CheckpointAfter, s.checkpointLater)
@@ -525,26 +712,60 @@ func (s *Store) walAppendLocked(next *Doc) (bool, error) {
 	return true, nil
 }
 
-// walNewCycleLocked starts an empty cycle after a whole save of workflows.json, if the log
-// exists: the frames of the old cycle are all in the file now, and a new header keeps them
-// from being replayed on a copy of an older file put back by hand. A failure only leaves
-// the header to the next frame.
-func (s *Store) walNewCycleLocked() {
-	if _, err := os.Stat(s.walPath()); err != nil {
-		return
+// walLinkLocked prepares the link of a whole save: the log must exist at its full size
+// with a header before a workflows.json that names a cycle (so that a missing, short or
+// zeroed log is damage); the link names the cycle whose header it holds, which the save
+// absorbs, and a new salt for the cycle that follows. home is the saved document's id.
+func (s *Store) walLinkLocked(home string) (*LogLink, error) {
+	if _, err := s.walOpenLocked(true); err != nil {
+		return nil, err
 	}
-	salt, err := newSalt()
+	var head [walHeaderSize]byte
+	if _, err := s.wal.f.ReadAt(head[:], 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read %s: %w", WALName, err)
+	}
+	h, ok, err := parseWALHeader(head[:])
 	if err != nil {
+		return nil, err
+	}
+	if !ok { // a new log: a first cycle without frames, so that a zeroed log shows
+		salt, err := newSalt()
+		if err != nil {
+			return nil, err
+		}
+		h = walHead{version: walVersion, salt: salt, base: s.fileGen, home: home}
+		if _, err := s.wal.f.WriteAt(walHeader(h.salt, h.base, h.home), 0); err != nil {
+			return nil, fmt.Errorf("write %s: %w", WALName, err)
+		}
+		if err := DatasyncAt(SyncWALHeader, s.wal.f); err != nil {
+			return nil, fmt.Errorf("write %s: fdatasync: %w", WALName, err)
+		}
+	}
+	next, err := newSalt()
+	if err != nil {
+		return nil, err
+	}
+	return &LogLink{After: saltHex(h.salt), Next: saltHex(next)}, nil
+}
+
+// walNewCycleLocked starts the cycle that follows a whole save of workflows.json (the one
+// its link names): the frames of the old cycle are all in the file now, and a new header
+// keeps them from being replayed on a copy of an older file put back by hand. A failure
+// only leaves the header to the next frame.
+func (s *Store) walNewCycleLocked() {
+	d := s.cur
+	if d.Log == nil {
 		return
 	}
 	if ok, err := s.walOpenLocked(true); !ok || err != nil {
 		return
 	}
-	h := walHeader(salt, s.fileGen)
-	if _, err := s.wal.f.WriteAt(h, 0); err != nil || DatasyncAt(SyncWALCycle, s.wal.f) != nil {
+	h := walHead{version: walVersion, salt: hexSalt(d.Log.Next), base: s.fileGen, home: d.Home}
+	b := walHeader(h.salt, h.base, h.home)
+	if _, err := s.wal.f.WriteAt(b, 0); err != nil || DatasyncAt(SyncWALCycle, s.wal.f) != nil {
 		return
 	}
-	s.wal.salt, s.wal.off, s.wal.seen = salt, walHeaderSize, append(s.wal.seen[:0], h...)
+	s.wal.salt, s.wal.key, s.wal.off, s.wal.seen = h.salt, h.key(), walHeaderSize, append(s.wal.seen[:0], b...)
 }
 
 func newSalt() (uint64, error) {
@@ -572,8 +793,12 @@ func (s *Store) Checkpoint() error {
 }
 
 // checkpointLater is the timed Checkpoint; a failure leaves the log as it is, and the
-// next frame sets the timer again.
-func (s *Store) checkpointLater() { _ = s.Checkpoint() }
+// next frame sets the timer again. Its crash point kills a writer whose acknowledged saves
+// are all frames not yet in workflows.json.
+func (s *Store) checkpointLater() {
+	Failpoint("wal.before-checkpoint")
+	_ = s.Checkpoint()
+}
 
 func (s *Store) checkpointLocked() error {
 	if s.wal.salt == 0 || s.cur.Generation == s.fileGen {
@@ -582,7 +807,8 @@ func (s *Store) checkpointLocked() error {
 	if err := s.writableLocked(); err != nil {
 		return err
 	}
-	return s.saveWholeLocked(s.cur)
+	_, err := s.saveWholeLocked(s.cur)
+	return err
 }
 
 // stopCheckpointLocked cancels a pending checkpoint (the store stops writing).

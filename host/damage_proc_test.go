@@ -1,0 +1,208 @@
+package host
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"baton/store"
+)
+
+// homeData reads every data file of home (all but state.lock and instances/, which are
+// liveness), by path relative to home.
+func homeData(t *testing.T, home string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(home, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(home, p)
+		if e.IsDir() && rel == InstancesDir {
+			return filepath.SkipDir
+		}
+		if e.IsDir() || rel == LockName {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameData(t *testing.T, what, home string, before map[string]string) {
+	t.Helper()
+	after := homeData(t, home)
+	for name, b := range before {
+		if after[name] != b {
+			t.Fatalf("%s: %s changed or vanished", what, name)
+		}
+	}
+	for name := range after {
+		if _, ok := before[name]; !ok {
+			t.Fatalf("%s: %s was created", what, name)
+		}
+	}
+}
+
+// ackedUntilKilled starts a writer window that dies by SIGKILL when its first timed
+// checkpoint begins, adds workflows w0, w1, ... until it is dead, and returns the names
+// whose add was acknowledged: all of them only frames of the log.
+func ackedUntilKilled(t *testing.T, home string) []string {
+	t.Helper()
+	a := startChild(t, home, withEnv("BATON_FAILPOINTS=wal.before-checkpoint"))
+	a.waitWriter(20 * time.Second)
+	var acked []string
+	for i := 0; ; i++ {
+		name := fmt.Sprintf("w%d", i)
+		id := a.send(addWF(name, 1, "fail"))
+		var r map[string]any
+		a.waitFor(30*time.Second, func() bool { r = a.replies[id]; return r != nil })
+		if r == nil {
+			break // killed at its checkpoint
+		}
+		if r["ok"] != true {
+			t.Fatalf("add %s: %v", name, r)
+		}
+		acked = append(acked, name)
+	}
+	a.kill9() // reaped (it is dead already)
+	if len(acked) < 2 {
+		t.Fatalf("the writer acknowledged only %d saves before its checkpoint", len(acked))
+	}
+	d, err := store.Decode([]byte(homeData(t, home)[store.FileName]))
+	if err != nil || d.Workflow(acked[0]) != nil {
+		t.Fatalf("workflows.json has the acknowledged saves: the log is not what is tested (%v)", err)
+	}
+	return acked
+}
+
+// With real windows: a writer acknowledges saves that are only frames of the log and is
+// killed -9; the home is then damaged. The next window wins state.lock but stays
+// read-only, its problem naming the damage and `baton recover` (as `baton status` does);
+// it writes nothing, and no file changes, not even workflows.prev.json or audit.log.
+// `baton recover` is refused while that window holds the lock; once it closed, recover
+// restores what the damage left, and the next window writes.
+func TestDamagedHomeRefusedThenRecovered(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, home string)
+		all    bool // every acknowledged save comes back
+	}{
+		{"workflows.json deleted", func(t *testing.T, home string) {
+			os.Remove(filepath.Join(home, store.FileName))
+		}, true},
+		{"log of zeros", func(t *testing.T, home string) {
+			os.WriteFile(filepath.Join(home, store.WALName), make([]byte, 1<<20), 0o600)
+		}, false},
+		{"log cut short", func(t *testing.T, home string) {
+			os.Truncate(filepath.Join(home, store.WALName), 200)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			acked := ackedUntilKilled(t, home)
+			tc.damage(t, home)
+			before := homeData(t, home)
+
+			b := startChild(t, home)
+			_, ev := b.waitEvent(0, 20*time.Second, func(e map[string]any) bool {
+				return e["event"] == "role" && strings.Contains(fmt.Sprint(e["problem"]), "damaged")
+			})
+			if p := fmt.Sprint(ev["problem"]); ev["role"] == "writer" || !strings.Contains(p, "baton recover") {
+				t.Fatalf("the window on a damaged home: %v", ev)
+			}
+			if r := b.do(addWF("intruder", 1, "fail")); r["ok"] == true {
+				t.Fatalf("a window wrote on a damaged home: %v", r)
+			}
+			var out, errb bytes.Buffer
+			if code := Command([]string{"status", "--home", home}, Options{}, &out, &errb, nil); !strings.Contains(out.String()+errb.String(), "damaged") ||
+				!strings.Contains(out.String()+errb.String(), "baton recover") {
+				t.Fatalf("baton status on a damaged home: exit %d: %s%s", code, out.String(), errb.String())
+			}
+			errb.Reset()
+			if code := Command([]string{"recover", "--home", home}, Options{}, &out, &errb, nil); code != exitFail ||
+				!strings.Contains(errb.String(), "state.lock") {
+				t.Fatalf("baton recover beside the window that holds the lock: exit %d: %s", code, errb.String())
+			}
+			sameData(t, "a damaged home with a window open", home, before)
+			if err := b.close(); err != nil {
+				t.Fatal(err)
+			}
+			sameData(t, "a damaged home after its window closed", home, before)
+			// The commands that would write are refused too, and write nothing.
+			errb.Reset()
+			if code := Command([]string{"run", acked[0], "--home", home}, Options{}, &out, &errb, nil); code == exitOK ||
+				!strings.Contains(errb.String(), "baton recover") {
+				t.Fatalf("baton run on a damaged home: exit %d: %s", code, errb.String())
+			}
+			if code := TickOnce(home, Options{}, &out); code == 0 {
+				t.Fatalf("baton tick on a damaged home: exit 0: %s", out.String())
+			}
+			sameData(t, "a damaged home after baton run and tick", home, before)
+
+			out.Reset()
+			if code := Command([]string{"recover", "--home", home}, Options{}, &out, &errb, nil); code != exitOK {
+				t.Fatalf("baton recover: exit %d: %s%s", code, out.String(), errb.String())
+			}
+			if !strings.Contains(out.String(), "Moved aside") {
+				t.Fatalf("baton recover said: %s", out.String())
+			}
+			c := startChild(t, home)
+			c.waitWriter(20 * time.Second)
+			names := c.snapshot().names()
+			for _, n := range acked {
+				if tc.all && !contains(names, n) {
+					t.Fatalf("acknowledged %s is missing after recovery: %v", n, names)
+				}
+			}
+			c.ok(addWF("after", 1, "fail"))
+		})
+	}
+}
+
+// The window that holds state.lock on a damaged home (read-only, saying why) recovers it
+// through Intents.Recover, with the document it holds in memory among the candidates, and
+// becomes the writer; another window may not recover meanwhile.
+func TestWindowRecoversTheHomeItHoldsTheLockOf(t *testing.T) {
+	home := t.TempDir()
+	acked := ackedUntilKilled(t, home)
+	os.Remove(filepath.Join(home, store.FileName))
+	w := openStarted(t, home)
+	if w.Role() != RoleReader || !strings.Contains(w.Status().Problem, "damaged") {
+		t.Fatalf("a window on a damaged home: %v, %q", w.Role(), w.Status().Problem)
+	}
+	plan, err := w.Intents().PlanRecovery()
+	if err != nil || plan.Restored == 0 {
+		t.Fatalf("plan: %+v, %v", plan, err)
+	}
+	other, err := Open(home, Options{NoWait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Intents().Recover(); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("a window without the lock recovered: %v", err)
+	}
+	rec, err := w.Intents().Recover()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRole(t, w, RoleWriter)
+	d := w.Snapshot()
+	for _, n := range acked {
+		if d.Workflow(n) == nil {
+			t.Fatalf("acknowledged %s is missing after the window's recovery (%+v)", n, rec)
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"baton/store"
+)
+
+// Recovery of a damaged home (store.Recover) is an explicit act, taken under state.lock
+// so that no window writes meanwhile: by `baton recover` when no window holds the lock
+// (RecoverHome), or by the window that holds it (Intents.Recover, the problem bar's
+// button): a damaged home's lock holder stays read-only and says why, and only it may
+// recover while it is open.
+
+// ErrRecoverLocked is returned by RecoverHome when a window holds state.lock.
+var ErrRecoverLocked = errors.New("a window holds state.lock")
+
+// RecoverHome recovers the damaged home folder home (see store.Recover), holding
+// state.lock while it does; it fails with ErrRecoverLocked, changing nothing, when a
+// window holds it. It never creates a home. It blocks for the moves and saves.
+func RecoverHome(home string, now time.Time) (*store.Recovery, error) {
+	abs, err := existingHome(home)
+	if err != nil {
+		return nil, err
+	}
+	lock := flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	ok, err := lock.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", lock.Path(), err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w (%s): recover from that window (its problem bar), or close every window on %s and run `baton recover` again",
+			ErrRecoverLocked, lock.Path(), abs)
+	}
+	defer lock.Close()
+	return store.Recover(abs, nil, now)
+}
+
+// PlanHomeRecovery says what RecoverHome would restore, changing nothing.
+func PlanHomeRecovery(home string) (*store.Recovery, error) {
+	abs, err := existingHome(home)
+	if err != nil {
+		return nil, err
+	}
+	return store.PlanRecovery(abs, nil)
+}
+
+// cannotWrite returns, and closes the window, when the window holds state.lock but cannot
+// write (its home is damaged or unreadable): no other window can write then, so a command
+// says why at once instead of forwarding to a writer that cannot exist.
+func (w *Window) cannotWrite() error {
+	w.mu.Lock()
+	p, held := w.problem, w.held != nil
+	w.mu.Unlock()
+	if held && errors.Is(p, store.ErrUnreadable) {
+		w.Close()
+		return p
+	}
+	return nil
+}
+
+// existingHome checks home as PrepareHome does, without creating it.
+func existingHome(home string) (string, error) {
+	abs, err := filepath.Abs(home)
+	if err != nil {
+		return "", fmt.Errorf("home %q: %w", home, err)
+	}
+	if _, err := os.Lstat(abs); err != nil {
+		return "", fmt.Errorf("no home at %s: %w", abs, err)
+	}
+	return PrepareHome(abs)
+}
+
+// PlanRecovery says what Recover would restore on the window's home, changing nothing:
+// the document it would start from, the frames replayed, what is lost. The document the
+// window holds in memory counts: it may be newer than any file left.
+func (s *Intents) PlanRecovery() (*store.Recovery, error) {
+	mem, _ := s.w.st.View()
+	return store.PlanRecovery(s.w.home, mem)
+}
+
+// Recover recovers the window's damaged home (see store.Recover) and, the home readable
+// again, makes the window the writer. Only the window that holds state.lock and does not
+// write may: the would-be writer of a damaged home, which stays read-only until then.
+// Others get a *ReadOnlyError naming the window that holds it. It blocks for the
+// recovery and the takeover.
+func (s *Intents) Recover() (*store.Recovery, error) {
+	w := s.w
+	w.mu.Lock()
+	role, held := w.role, w.held != nil
+	w.mu.Unlock()
+	switch {
+	case role == RoleClosed:
+		return nil, ErrClosed
+	case role == RoleWriter:
+		return nil, store.ErrNotDamaged
+	case !held:
+		return nil, &ReadOnlyError{Role: role, WriterPID: w.writerPID(),
+			Problem: "only the window that holds state.lock may recover the home"}
+	}
+	mem, _ := w.st.View()
+	rec, err := store.Recover(w.home, mem, w.opts.Now())
+	if err != nil {
+		return rec, err
+	}
+	doc, err := w.st.Reload()
+	w.onFileChange(doc, err) // readable again: the held lock's takeover is retried
+	return rec, nil
+}
+
+// recover is `baton recover`: it says what is damaged and what can be restored and, unless
+// --dry-run, restores it (RecoverHome). Exit 0 when the home was recovered or is not
+// damaged, 1 when it cannot be (a window holds state.lock, nothing good is left).
+func (c *cli) recover([]string) int {
+	var rec *store.Recovery
+	var err error
+	if c.dryRun {
+		rec, err = PlanHomeRecovery(c.home)
+	} else {
+		rec, err = RecoverHome(c.home, time.Now())
+	}
+	if errors.Is(err, store.ErrNotDamaged) {
+		if c.json {
+			c.printJSON(map[string]any{"damaged": false})
+		} else {
+			fmt.Fprintf(c.stdout, "%s: %v\n", c.name, err)
+		}
+		return exitOK
+	}
+	if err != nil && rec == nil {
+		return c.fail(err)
+	}
+	if c.json {
+		c.printJSON(map[string]any{"damaged": true, "dry_run": c.dryRun, "recovery": rec, "error": errText(err)})
+	} else {
+		c.printRecovery(rec)
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	return exitOK
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func (c *cli) printRecovery(r *store.Recovery) {
+	out := c.stdout
+	fmt.Fprintf(out, "Damage: %s\n", r.Damage)
+	verb := "Restored"
+	if c.dryRun {
+		verb = "Can restore"
+	}
+	fmt.Fprintf(out, "%s: generation %d: %s (generation %d) plus %d %s of %s; %d %s, %d %s. Saved as generation %d.\n",
+		verb, r.Restored, r.From, r.FromGeneration, r.Frames, plural(r.Frames, "frame", "frames"), store.WALName,
+		r.Workflows, plural(r.Workflows, "workflow", "workflows"), r.Runs, plural(r.Runs, "run", "runs"), r.Generation)
+	if len(r.Lost) == 0 {
+		fmt.Fprintln(out, "Lost: nothing that was found.")
+	}
+	for _, l := range r.Lost {
+		fmt.Fprintf(out, "Could not restore: %s\n", l)
+	}
+	if c.dryRun {
+		fmt.Fprintln(out, "Nothing was changed (--dry-run). Without it, the damaged files are moved aside into a dated folder in the home, never deleted.")
+		return
+	}
+	if r.MovedTo != "" {
+		fmt.Fprintf(out, "Moved aside (kept, not deleted): %v into %s\n", r.Moved, r.MovedTo)
+	}
+}
