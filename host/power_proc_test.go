@@ -170,7 +170,7 @@ type powerScenario struct {
 }
 
 var powerScenarios = []powerScenario{
-	{"new-home", []string{store.SyncMkdir, store.SyncWALFrame, store.SyncWALCreateDir, store.SyncReplaceFile}, powerNewHome},
+	{"new-home", []string{store.SyncMkdir, store.SyncWALFrame, store.SyncReplaceFile}, powerNewHome},
 	{"checkpoint", []string{store.SyncReplaceFolder}, powerCheckpoint},
 	{"journal", []string{store.SyncJournal, store.SyncJournalFolder}, powerJournal},
 	{"archive", []string{store.SyncArchiveFile, store.SyncArchiveFolder}, powerArchive},
