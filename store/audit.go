@@ -282,7 +282,7 @@ func (a *Audit) Append(rec Record) error {
 	if fi, err := os.Stat(a.path); err == nil && fi.Size()+int64(len(line)) > AuditMaxSize {
 		_ = os.Rename(a.path, a.path+".1")
 	}
-	f, err := os.OpenFile(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := OpenInHome(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
@@ -298,7 +298,7 @@ func (a *Audit) Append(rec Record) error {
 func (a *Audit) Read(max int) ([]Entry, error) {
 	var out []Entry
 	for _, p := range []string{a.path + ".1", a.path} {
-		data, err := os.ReadFile(p)
+		data, err := ReadInHome(p)
 		if err != nil {
 			continue
 		}

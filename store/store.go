@@ -565,7 +565,7 @@ func (s *Store) SaveLastGood() error {
 	if s.broken == nil || s.cur.Generation == 0 {
 		return nil
 	}
-	if data, err := os.ReadFile(filepath.Join(s.dir, PrevName)); err == nil {
+	if data, err := ReadInHome(filepath.Join(s.dir, PrevName)); err == nil {
 		if d, err := Decode(data); err == nil && d.Generation >= s.cur.Generation {
 			return nil
 		}

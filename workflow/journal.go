@@ -186,7 +186,7 @@ func syncDir(dir string) error {
 // fs.ErrNotExist.
 func ReadJournal(home, runID string) (Journal, error) {
 	path := journalPath(home, runID)
-	b, err := os.ReadFile(path)
+	b, err := store.ReadInHome(path)
 	if err != nil {
 		return Journal{}, err
 	}
