@@ -224,8 +224,9 @@ func (w *Window) unsafeHome() error {
 	return w.unsafe
 }
 
-// auditOnce appends rec to the audit log unless this window already did for key.
-func (w *Window) auditOnce(key string, rec store.Record) {
+// auditOnce appends rec to the audit log unless this window already did for key, and
+// reports whether it was the first time.
+func (w *Window) auditOnce(key string, rec store.Record) bool {
 	w.auditedMu.Lock()
 	if w.audited == nil {
 		w.audited = map[string]bool{}
@@ -238,6 +239,7 @@ func (w *Window) auditOnce(key string, rec store.Record) {
 			w.opts.Logf("audit: %v", err)
 		}
 	}
+	return !seen
 }
 
 // homeCheckEvery is how often a window looks at its home's modes (besides at open, at
@@ -287,8 +289,9 @@ func (w *Window) trustedRequest(path string) bool {
 		return true
 	}
 	if errors.Is(err, store.ErrNotOurs) {
-		w.auditOnce(path+"\x00request", store.Unsafe{Path: path, Problem: err.Error(), Action: "ignored: left in place and never applied"})
-		w.opts.Logf("forwarded request ignored: %v", err)
+		if w.auditOnce(path+"\x00request", store.Unsafe{Path: path, Problem: err.Error(), Action: "ignored: left in place and never applied"}) {
+			w.opts.Logf("forwarded request ignored: %v", err)
+		}
 	}
 	return false
 }
