@@ -323,3 +323,13 @@ func refuseOddFolders(home string) error {
 	}
 	return homeFaultError(home, faults)
 }
+
+// auditRefusedLog audits, once, a run that failed because its log is not Baton's own (a
+// symbolic link, another user's file): its output went nowhere rather than through it.
+func (w *Window) auditRefusedLog(r *store.Run) {
+	if r.Status != store.StatusFailed || !strings.Contains(r.Error, store.ErrNotOurs.Error()) {
+		return
+	}
+	p := logPath(r, w.home)
+	w.auditOnce(p+"\x00log", store.Unsafe{Path: p, Problem: r.Error, Action: "refused: the run failed, and nothing was written through it"})
+}

@@ -1,0 +1,136 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// waitRunEnd waits until run id of window w has ended and returns it.
+func waitRunEnd(t *testing.T, w *Window, id string) store.Run {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if r := w.Snapshot().Run(id); r != nil && r.Status != store.StatusQueued && r.Status != store.StatusRunning {
+			return *r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s did not end", id)
+		}
+		time.Sleep(5 * time.Millisecond) // polling a condition, not a synchronisation
+	}
+}
+
+// TestRunLogSymlinkRefused: a run's log path made a symbolic link before the run starts
+// (to a file outside the home, or to nowhere): the run's output never goes through it:
+// the run fails saying so, the refusal is audited, and the file outside is untouched.
+func TestRunLogSymlinkRefused(t *testing.T) {
+	for _, target := range []string{"file", "dangling"} {
+		t.Run(target, func(t *testing.T) {
+			home, dir := t.TempDir(), t.TempDir()
+			outside := filepath.Join(dir, "outside")
+			if target == "file" {
+				if err := os.WriteFile(outside, []byte("precious\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w := openStarted(t, home)
+			waitRole(t, w, RoleWriter)
+			g := gate(t, dir)
+			ctx := context.Background()
+			in := w.Intents()
+			if _, err := in.AddWorkflow(ctx, oneStep("w", "fail", "sh", "-c", "cat "+g+" >/dev/null; echo secret-output")); err != nil {
+				t.Fatal(err)
+			}
+			first, _, err := in.StartRun(ctx, "w", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			second, _, err := in.StartRun(ctx, "w", "") // queued behind the first: its log does not exist yet
+			if err != nil {
+				t.Fatal(err)
+			}
+			logPath, err := workflow.LogPath(home, second.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			firstLog, _ := workflow.LogPath(home, first.ID)
+			for deadline := time.Now().Add(30 * time.Second); ; { // the first run is going: runs/ exists
+				if _, err := os.Stat(firstLog); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the first run's log never appeared")
+				}
+				time.Sleep(5 * time.Millisecond) // polling a condition, not a synchronisation
+			}
+			if err := os.Symlink(outside, logPath); err != nil {
+				t.Fatal(err)
+			}
+			<-openGate(g)
+			if r := waitRunEnd(t, w, first.ID); r.Status != store.StatusSucceeded {
+				t.Fatalf("first run: %s %q", r.Status, r.Error)
+			}
+			g2 := openGate(g) // the second run's step, should it ever start
+			r := waitRunEnd(t, w, second.ID)
+			if r.Status != store.StatusFailed || !strings.Contains(r.Error, "symbolic link") || !strings.Contains(r.Error, logPath) {
+				t.Fatalf("run with a symlinked log: %s %q", r.Status, r.Error)
+			}
+			b, err := os.ReadFile(outside)
+			switch {
+			case target == "file" && string(b) != "precious\n":
+				t.Fatalf("the file outside the home was written through the run's log: %q", b)
+			case target == "dangling" && !errors.Is(err, os.ErrNotExist):
+				t.Fatalf("a file was created outside the home through the run's log: %v %q", err, b)
+			}
+			if fi, err := os.Lstat(logPath); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("the symlink was replaced: %v", err)
+			}
+			wantAudit(t, home, logPath, "refused")
+			select {
+			case <-g2:
+				t.Fatal("the second run's step started")
+			default:
+			}
+		})
+	}
+}
+
+// TestLogsRefusesSymlink: `baton logs` never prints through a symbolic link: a run's log
+// replaced by one to a file outside the home is refused, naming it, and nothing of the
+// file is printed.
+func TestLogsRefusesSymlink(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	seedWorkflows(t, home, oneStep("w", "fail", "echo", "own-output"))
+	if o := cliCmd(home, "run", "w", "--wait"); o.code != 0 {
+		t.Fatalf("run: %+v", o)
+	}
+	r := lastRun(t, home, "w")
+	if o := cliCmd(home, "logs", r.ID); o.code != 0 || !strings.Contains(o.stdout, "own-output") {
+		t.Fatalf("logs of a plain log: %+v", o)
+	}
+	outside := filepath.Join(dir, "outside")
+	if err := os.WriteFile(outside, []byte("outside-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logPath, _ := workflow.LogPath(home, r.ID)
+	if err := os.Remove(logPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, logPath); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"logs", r.ID}, {"logs", r.ID, "--json"}, {"logs", r.ID, "--follow"}} {
+		o := cliCmd(home, args...)
+		if all := o.stdout + o.stderr; o.code != 1 || strings.Contains(all, "outside-secret") || !strings.Contains(all, "symbolic link") || !strings.Contains(all, logPath) {
+			t.Fatalf("%v through a symlink: %+v", args, o)
+		}
+	}
+}
