@@ -134,3 +134,47 @@ func TestLogsRefusesSymlink(t *testing.T) {
 		}
 	}
 }
+
+// TestSymlinkPlantedUnderWriter: a file of the home replaced by a symbolic link while a
+// window writes: nothing is written through it, and the writer steps down naming it.
+func TestSymlinkPlantedUnderWriter(t *testing.T) {
+	for _, name := range []string{store.AuditName, store.PrevName, store.FileName} {
+		t.Run(name, func(t *testing.T) {
+			home := t.TempDir()
+			outside := filepath.Join(t.TempDir(), "outside")
+			if err := os.WriteFile(outside, []byte("precious"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			w := openStarted(t, home)
+			waitRole(t, w, RoleWriter)
+			ctx := context.Background()
+			if _, err := w.Intents().AddWorkflow(ctx, oneStep("a", "fail", "true")); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(home, name)
+			if err := os.Symlink(outside, p+".planted"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(p+".planted", p); err != nil {
+				t.Fatal(err)
+			}
+			_, _ = w.Intents().AddWorkflow(ctx, oneStep("b", "fail", "true")) // may be refused already
+			deadline := time.Now().Add(30 * time.Second)
+			for st := w.Status(); st.Role != RoleReader || !strings.Contains(st.Problem, p); st = w.Status() {
+				if time.Now().After(deadline) {
+					t.Fatalf("the writer did not step down: %+v", st)
+				}
+				time.Sleep(5 * time.Millisecond) // polling a condition, not a synchronisation
+			}
+			if _, err := w.Intents().AddWorkflow(ctx, oneStep("c", "fail", "true")); !errors.Is(err, ErrReadOnly) {
+				t.Fatalf("a write after the symlink was found: %v", err)
+			}
+			if b, _ := os.ReadFile(outside); string(b) != "precious" {
+				t.Fatalf("written through the symlink: %q", b)
+			}
+			if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("the symlink was replaced (a symlink is refused, never repaired): %v", err)
+			}
+		})
+	}
+}
