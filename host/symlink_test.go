@@ -178,3 +178,58 @@ func TestSymlinkPlantedUnderWriter(t *testing.T) {
 		})
 	}
 }
+
+// TestSafeCommandMakesHomeSafe: the one command an unsafe home's problem gives makes the
+// whole home safe, whatever its path holds (a space, a quote, glob characters): odd
+// files and another user's request and reply files are removed, this user's own are
+// kept, and nothing unsafe is left.
+func TestSafeCommandMakesHomeSafe(t *testing.T) {
+	needRoot(t)
+	home := filepath.Join(t.TempDir(), "it's [a] home*?")
+	w := openStarted(t, home)
+	waitRole(t, w, RoleWriter)
+	if _, err := w.Intents().AddWorkflow(context.Background(), oneStep("a", "fail", "true")); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	mine := filepath.Join(home, requestsDir, "mine.json")
+	theirs := filepath.Join(home, requestsDir, "theirs.json")
+	theirReply := filepath.Join(home, repliesDir, "theirs.json")
+	for _, p := range []string{mine, theirs, theirReply} {
+		if err := os.WriteFile(p, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{theirs, theirReply} {
+		if err := os.Chown(p, nobody, nobody); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(home, "runs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(home, "runs", "x.log")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(filepath.Join(home, store.AuditName), nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(home, store.FileName), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	faults, _ := inspectHome(home)
+	if len(faults) < 2 {
+		t.Fatalf("faults: %+v", faults)
+	}
+	runSafeCommand(t, homeFaultError(home, faults).Error())
+	if faults, _ := inspectHome(home); len(faults) > 0 {
+		t.Fatalf("still unsafe after the command: %+v", faults)
+	}
+	for p, want := range map[string]bool{mine: true, theirs: false, theirReply: false, filepath.Join(home, "runs", "x.log"): false} {
+		if _, err := os.Lstat(p); (err == nil) != want {
+			t.Errorf("%s: present %v, want %v", p, err == nil, want)
+		}
+	}
+	w = openStarted(t, home)
+	waitRole(t, w, RoleWriter)
+}
