@@ -108,6 +108,9 @@ func inspectHome(home string) (faults []entryFault, withdrawn map[string]string)
 	for _, e := range homeEntries {
 		check(filepath.Join(home, e.name), e.dir)
 	}
+	if p := filepath.Join(home, makingSafe); exists(p) {
+		faults = append(faults, entryFault{path: p, why: "is there: the command that makes the home safe is under way, or stopped before its end"})
+	}
 	return faults, withdrawn
 }
 
@@ -146,12 +149,21 @@ func homeFaultError(home string, faults []entryFault) error {
 		ErrUnsafeHome, f.path, f.why, more, safeCommand(home, faults))
 }
 
+// makingSafe is the folder safeCommand makes first and removes last: while it is there
+// the home is unsafe, so no window writes (and no file comes and goes under the command)
+// until the command has finished.
+const makingSafe = ".baton-making-safe"
+
+func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
 // safeCommand is one shell command that makes the whole home safe, whatever the faults:
 // it removes what Baton never follows or opens (symbolic links and odd files anywhere in
 // the home) and the request and reply files another user put there (they are never
 // applied, and once owned by the user they would be), gives everything to the user and
-// takes every access of group and others away. It is run and checked by the tests. It
-// needs root (sudo) only when another user owns something.
+// takes every access of group and others away. Its first step makes the makingSafe folder
+// and its last removes it, so that no window takes the home while the command runs. It is
+// run and checked by the tests. It needs root (sudo) only when another user owns
+// something.
 func safeCommand(home string, faults []entryFault) string {
 	uid := strconv.Itoa(os.Geteuid())
 	name := uid
@@ -166,9 +178,11 @@ func safeCommand(home string, faults []entryFault) string {
 	}
 	q := shellQuote(home)
 	pat := func(sub string) string { return shellQuote(globEscape(filepath.Join(home, sub)) + "/*") }
-	return fmt.Sprintf("%sfind %s -mindepth 1 \\( ! -type f ! -type d -o \\( -path %s -o -path %s \\) ! -user %s \\) -delete && "+
-		"%schown -R %s %s && chmod -R go-rwx %s",
-		sudo, q, pat(requestsDir), pat(repliesDir), uid, sudo, name, q, q)
+	mark := shellQuote(filepath.Join(home, makingSafe))
+	return fmt.Sprintf("rm -rf %s && mkdir %s && "+
+		"find %s -mindepth 1 \\( ! -type f ! -type d -o \\( -path %s -o -path %s \\) ! -user %s \\) -delete && "+
+		"%schown -R %s %s && chmod -R go-rwx %s && rmdir %s",
+		mark, mark, q, pat(requestsDir), pat(repliesDir), uid, sudo, name, q, q, mark)
 }
 
 // shellQuote quotes s for a POSIX shell.
