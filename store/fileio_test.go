@@ -88,3 +88,37 @@ func writeMode(p string, mode os.FileMode) error {
 	}
 	return os.Chmod(p, mode)
 }
+
+// TestArchiveAndAuditNeverFollowSymlinks: the archive file of this month and the audit
+// log made symbolic links: appending to them is refused with ErrNotOurs and the files
+// they point to are untouched; reading the audit log skips it.
+func TestArchiveAndAuditNeverFollowSymlinks(t *testing.T) {
+	home := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "outside")
+	if err := os.WriteFile(outside, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := NewArchive(home, 0)
+	if err := os.Mkdir(a.Dir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(a.Dir(), archiveName(a.now().UTC().Format("2006-01"), 0))); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Append([]Run{{ID: "r1-0000abcd", Workflow: "w", Status: StatusSucceeded}}); !errors.Is(err, ErrNotOurs) {
+		t.Fatalf("archive append through a symlink: %v", err)
+	}
+	if err := os.Symlink(outside, filepath.Join(home, AuditName)); err != nil {
+		t.Fatal(err)
+	}
+	au := NewAudit(home)
+	if err := au.Append(Clean{}); !errors.Is(err, ErrNotOurs) {
+		t.Fatalf("audit append through a symlink: %v", err)
+	}
+	if entries, _ := au.Read(0); len(entries) != 0 {
+		t.Fatalf("audit read through a symlink: %v", entries)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "precious\n" {
+		t.Fatalf("written through a symlink: %q", b)
+	}
+}
