@@ -35,6 +35,15 @@ func OpenInHome(path string, flag int, perm os.FileMode) (*os.File, error) {
 		if err == syscall.EINTR {
 			continue
 		}
+		if err == syscall.ENOTDIR && flag&syscall.O_DIRECTORY != 0 { // a symlink too, with O_NOFOLLOW
+			if fi, lerr := os.Lstat(path); lerr == nil {
+				what := fmt.Sprintf("it is not a folder (mode %s)", fi.Mode())
+				if fi.Mode()&os.ModeSymlink != 0 {
+					what = "it is a symbolic link, which Baton never follows inside the home"
+				}
+				return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w: %s", ErrNotOurs, what)}
+			}
+		}
 		if err == syscall.ELOOP {
 			return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w: it is a symbolic link, which Baton never follows inside the home", ErrNotOurs)}
 		}

@@ -80,6 +80,13 @@ func TestOpenInHomeRefusesWhatIsNotOurs(t *testing.T) {
 		t.Fatalf("own folder: %v", err)
 	}
 	d.Close()
+	linked := filepath.Join(dir, "linked-folder")
+	if err := os.Symlink(t.TempDir(), linked); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenInHome(linked, os.O_RDONLY|syscall.O_DIRECTORY, 0); !errors.Is(err, ErrNotOurs) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("folder through a symlink: %v", err)
+	}
 }
 
 func writeMode(p string, mode os.FileMode) error {

@@ -66,3 +66,26 @@ func TestRunFilesNeverFollowSymlinks(t *testing.T) {
 		t.Fatalf("log mode %v", fi.Mode())
 	}
 }
+
+// TestRunDirNeverASymlink: a run's private folder (where an incremental schedule's step
+// writes its next watermark, which Baton reads) that is a symbolic link is refused.
+func TestRunDirNeverASymlink(t *testing.T) {
+	home, elsewhere := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(runsDir(home), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dir := RunDir(home, "r1-0000abcd")
+	env := map[string]string{EnvWatermarkOut: filepath.Join(dir, "watermark.out")}
+	if err := os.Symlink(elsewhere, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := makeRunDir(dir, env); !errors.Is(err, store.ErrNotOurs) {
+		t.Fatalf("run folder that is a symlink: %v", err)
+	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := makeRunDir(dir, env); err != nil {
+		t.Fatalf("run folder: %v", err)
+	}
+}
