@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -108,10 +109,39 @@ func inspectHome(home string) (faults []entryFault, withdrawn map[string]string)
 	for _, e := range homeEntries {
 		check(filepath.Join(home, e.name), e.dir)
 	}
+	if len(withdrawn) > 0 {
+		// The home was opened up: what its folders hold may be open too, to a process
+		// that went in while it could (its working folder there, say).
+		for _, e := range homeEntries {
+			if e.dir {
+				withdrawInside(filepath.Join(home, e.name), withdrawn)
+			}
+		}
+	}
 	if p := filepath.Join(home, makingSafe); exists(p) {
 		faults = append(faults, entryFault{path: p, why: "is there: the command that makes the home safe is under way, or stopped before its end"})
 	}
 	return faults, withdrawn
+}
+
+// withdrawInside takes read access of group and others away from everything folder dir
+// holds, at any depth, never following a symbolic link, and adds a line to withdrawn for
+// dir saying how many entries it changed. Only called when the home was found opened up:
+// runs/ may hold a great many files.
+func withdrawInside(dir string, withdrawn map[string]string) {
+	n := 0
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil && withdrawAccess(p, fi) != "" {
+			n++
+		}
+		return nil
+	})
+	if n > 0 {
+		withdrawn[dir+string(filepath.Separator)] = fmt.Sprintf("took read access away from group and others on %d entries inside it", n)
+	}
 }
 
 // entryFaultOf says what is unsafe about entry path (Lstat fi), expected a folder when

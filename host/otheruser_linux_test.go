@@ -166,6 +166,14 @@ func TestOtherUserBeforeWriter(t *testing.T) {
 	if err := a.close(); err != nil {
 		t.Fatal(err)
 	}
+	// A run's private folder (an incremental schedule's keeps its next watermark there).
+	private := filepath.Join(home, "runs", "r9-0000abcd")
+	if err := os.Mkdir(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(private, "watermark.out"), []byte("tok-very-secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	openUp(t, home)
 	mark := filepath.Join(marks, "evil")
 	id, body := evilRequest(t, "evil", mark)
@@ -177,6 +185,21 @@ func TestOtherUserBeforeWriter(t *testing.T) {
 	if out, err := asOther("cat > "+shellQuote(requestPath(home, id, ".json")), body); err != nil {
 		t.Fatalf("the other user could not put a request in the opened-up home: %v %s", err, out)
 	}
+	// A process of the other user's goes into a run's folder while it can, and waits there:
+	// a folder closed above it later does not stop it reading what is inside.
+	lurker := exec.Command("/bin/sh", "-c", `read go; for f in ./*; do cat "$f" >/dev/null 2>&1 && echo "OPENED $f"; done; ls . >/dev/null 2>&1 && echo "OPENED ."; echo done`)
+	lurker.Dir = private
+	lurker.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	lurkIn, err := lurker.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lurkOut bytes.Buffer
+	lurker.Stdout, lurker.Stderr = &lurkOut, &lurkOut
+	if err := lurker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lurker.Process.Kill(); _ = lurker.Wait() })
 
 	b := startChild(t, home)
 	if role := b.initialRole(); role != "reader" {
@@ -192,6 +215,14 @@ func TestOtherUserBeforeWriter(t *testing.T) {
 	}
 	otherCannotRead(t, home)
 	notApplied(t, home, "evil", mark)
+	lurkIn.Write([]byte("go\n"))
+	lurkIn.Close()
+	if err := lurker.Wait(); err != nil || !strings.Contains(lurkOut.String(), "done") {
+		t.Fatalf("the process in the run's folder: %v %s", err, lurkOut.String())
+	}
+	if strings.Contains(lurkOut.String(), "OPENED") {
+		t.Fatalf("a process of the other user's inside a run's folder read what it holds:\n%s", lurkOut.String())
+	}
 
 	runSafeCommand(t, problem)
 	b.waitWriter(30 * time.Second)
