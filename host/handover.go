@@ -121,8 +121,8 @@ func (w *Window) watchRequests() error {
 					return
 				}
 				name := filepath.Base(ev.Name)
-				if ev.Has(fsnotify.Chmod) || ev.Has(fsnotify.Create) && filepath.Dir(ev.Name) == w.home {
-					w.pokeHomeCheck() // modes changed, or a new entry: look at the home now
+				if ev.Has(fsnotify.Chmod) || ev.Has(fsnotify.Create|fsnotify.Remove) && filepath.Dir(ev.Name) == w.home {
+					w.pokeHomeCheck() // modes changed, or an entry came or went: look at the home now
 				}
 				switch {
 				case filepath.Dir(ev.Name) == reqDir:
