@@ -743,7 +743,12 @@ func (c *cli) logs(args []string) int {
 		sink = &out
 	}
 	var off int64
-	copyNew := func(r *store.Run) { off = copyFrom(logPath(r, w.Home()), off, sink) }
+	var refused error // a log that is not Baton's own (a symlink): never printed
+	copyNew := func(r *store.Run) {
+		if refused == nil {
+			off, refused = copyFrom(logPath(r, w.Home()), off, sink)
+		}
+	}
 	if c.follow {
 		if r, err = c.awaitEnd(w, r.ID, copyNew); err != nil {
 			if errors.Is(err, context.Canceled) {
@@ -753,6 +758,9 @@ func (c *cli) logs(args []string) int {
 		}
 	}
 	copyNew(&r)
+	if refused != nil {
+		return c.fail(fmt.Errorf("run %s: its log is not printed: %w", r.ID, refused))
+	}
 	if c.json {
 		res := resultOf(&r, w.Home())
 		res.Output = out.String()
@@ -771,23 +779,28 @@ func logPath(r *store.Run, home string) string {
 }
 
 // copyFrom copies what file path holds from offset off on to out and returns the new
-// offset. A file not there yet copies nothing.
-func copyFrom(path string, off int64, out io.Writer) int64 {
-	f, err := os.Open(path)
+// offset. A file not there yet copies nothing. A file that is not Baton's own (a
+// symbolic link, another user's, writable by others: store.ErrNotOurs) is never read
+// and is the error.
+func copyFrom(path string, off int64, out io.Writer) (int64, error) {
+	f, err := store.OpenInHome(path, os.O_RDONLY, 0)
+	if errors.Is(err, store.ErrNotOurs) {
+		return off, err
+	}
 	if err != nil {
-		return off
+		return off, nil
 	}
 	defer f.Close()
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return off
+		return off, nil
 	}
 	n, _ := io.Copy(out, f)
-	return off + n
+	return off + n, nil
 }
 
 // tail returns the last n lines of the file at path ("" if it cannot be read).
 func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
+	b, err := store.ReadInHome(path)
 	if err != nil || len(b) == 0 {
 		return ""
 	}

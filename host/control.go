@@ -168,6 +168,9 @@ func (c *Control) handleLine(line []byte) bool {
 func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, error) {
 	w := c.w
 	if req.Forward && forwardable[req.Op] && w.currentTerm() == nil {
+		if unsafe := w.unsafeHome(); unsafe != nil { // no window writes an unsafe home
+			return nil, &ReadOnlyError{Role: w.Role(), Problem: unsafe.Error()}
+		}
 		return w.forward(ctx, req)
 	}
 	in := w.Intents()

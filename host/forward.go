@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -411,6 +410,10 @@ func (w *Window) serveForwarded(kick <-chan struct{}) {
 			return
 		}
 		defer done()
+		if err := w.checkHome(); err != nil { // an unsafe home: nothing is applied
+			w.endTerm(t, err)
+			return
+		}
 		w.answerForwarded(t)
 		if swept != t || time.Since(sweptAt) >= forwardSweepEvery {
 			w.sweepForwarded(t)
@@ -488,7 +491,9 @@ func (w *Window) answerForwarded(t *Term) {
 		}
 		live[n.id] = true
 		if n.suffix == ".json" || n.claim == claimOf(t) || (n.claim != "" && w.claimGone(t, n.claim)) {
-			todo = append(todo, n)
+			if w.trustedRequest(filepath.Join(w.home, requestsDir, e.Name())) {
+				todo = append(todo, n)
+			}
 		}
 	}
 	var wg sync.WaitGroup
@@ -767,7 +772,7 @@ var errTooLarge = errors.New("file too large")
 // readCapped reads a forwarding file: never through a symlink, at most maxForwardFile
 // bytes (errTooLarge beyond).
 func readCapped(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := store.OpenInHome(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -120,6 +121,9 @@ func (w *Window) watchRequests() error {
 					return
 				}
 				name := filepath.Base(ev.Name)
+				if ev.Has(fsnotify.Chmod) || ev.Has(fsnotify.Create|fsnotify.Remove) && filepath.Dir(ev.Name) == w.home {
+					w.pokeHomeCheck() // modes changed, or an entry came or went: look at the home now
+				}
 				switch {
 				case filepath.Dir(ev.Name) == reqDir:
 					if n, ok := parseRequestName(name); ok && n.suffix == ".json" && ev.Has(fsnotify.Create) {
@@ -146,7 +150,7 @@ func (w *Window) considerHandover(path string) {
 	if t == nil {
 		return
 	}
-	data, err := os.ReadFile(path)
+	data, err := store.ReadInHome(path)
 	if err != nil {
 		return // withdrawn already
 	}
@@ -253,7 +257,7 @@ func (w *Window) giveWay(to store.Owner) {
 func instanceGone(home string, o store.Owner) <-chan struct{} {
 	ch := make(chan struct{})
 	go func() {
-		fl := flock.New(instancePath(home, o.Instance), flock.SetFlag(os.O_RDONLY))
+		fl := flock.New(instancePath(home, o.Instance), flock.SetFlag(os.O_RDONLY|syscall.O_NOFOLLOW))
 		_ = fl.Lock() // an error (no such file) means gone too
 		_ = fl.Close()
 		close(ch)

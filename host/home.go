@@ -23,8 +23,10 @@ func DefaultHome() (string, error) {
 }
 
 // PrepareHome creates the home folder (0700) if missing and refuses one that is a
-// symlink, owned by another user, or writable by others, or whose files (workflows.json,
-// state.lock, audit.log, ...) are. It returns the absolute path.
+// symlink, not a folder, or owned by another user. It withdraws any read or search access
+// of group and others from the folder (see withdrawAccess). It returns the absolute path.
+// What the folder holds is checked by checkHome: an unsafe entry makes the window
+// read-only, not a refusal, so that it can still say what is wrong.
 func PrepareHome(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -39,64 +41,16 @@ func PrepareHome(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("home %s: %w", abs, err)
 	}
-	if err := checkOwned(abs, fi, true); err != nil {
-		return "", err
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		return "", fmt.Errorf("%w: %s is a symlink; point --home at the real folder", ErrUnsafeHome, abs)
+	case !fi.IsDir():
+		return "", fmt.Errorf("%w: %s is not a folder", ErrUnsafeHome, abs)
+	case ownerOf(fi) != os.Geteuid():
+		return "", fmt.Errorf("%w: %s is owned by uid %d, not by you (uid %d)", ErrUnsafeHome, abs, ownerOf(fi), os.Geteuid())
 	}
-	if err := checkHomeEntries(abs); err != nil {
-		return "", err
-	}
+	withdrawAccess(abs, fi)
 	return abs, nil
-}
-
-// checkOwned refuses a path that is a symlink, not owned by this user, or writable by
-// group or others.
-func checkOwned(path string, fi os.FileInfo, wantDir bool) error {
-	if fi.Mode()&os.ModeSymlink != 0 {
-		return fmt.Errorf("%w: %s is a symlink; point --home at the real folder", ErrUnsafeHome, path)
-	}
-	if wantDir && !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a folder", ErrUnsafeHome, path)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%w: %s is owned by uid %d, not by you (uid %d)", ErrUnsafeHome, path, st.Uid, os.Getuid())
-	}
-	if fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%w: %s is writable by others (mode %04o); run: chmod go-w %s", ErrUnsafeHome, path, fi.Mode().Perm(), path)
-	}
-	return nil
-}
-
-// homeEntries are the names in the home folder Baton opens or writes: each, if present,
-// must be a plain file (or folder) of this user that others cannot write.
-var homeEntries = []struct {
-	name string
-	dir  bool
-}{
-	{"workflows.json", false}, {"workflows.prev.json", false}, {"workflows.wal", false}, {LockName, false},
-	{"audit.log", false}, {"audit.log.1", false},
-	{InstancesDir, true}, {"runs", true}, {"archive", true},
-}
-
-// checkHomeEntries refuses a home whose known files are symlinks (a write through one
-// would land outside the home), owned by someone else, or writable by others.
-func checkHomeEntries(home string) error {
-	for _, e := range homeEntries {
-		p := filepath.Join(home, e.name)
-		fi, err := os.Lstat(p)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrUnsafeHome, p, err)
-		}
-		if err := checkOwned(p, fi, e.dir); err != nil {
-			return err
-		}
-		if !e.dir && !fi.Mode().IsRegular() {
-			return fmt.Errorf("%w: %s is not a regular file (mode %s); remove it", ErrUnsafeHome, p, fi.Mode())
-		}
-	}
-	return nil
 }
 
 // networkFilesystems names the filesystems (by statfs magic number) on which flock does

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -240,18 +241,44 @@ func TestHostileWorkflowsFile(t *testing.T) {
 	}
 }
 
-// TestHomeRefusesUnsafeEntries: a file of the home that is a symlink, owned by another
-// user or writable by others is refused, naming it.
+// TestHomeRefusesUnsafeEntries: an entry of the home that is a symlink, a FIFO, owned by
+// another user or writable by others makes the window read-only: nothing is written, the
+// problem names the entry and gives one command, the refusal is audited, and running
+// that command makes the home safe (the window then writes, unless the entry was the
+// document itself, now gone). An entry readable by others has that access taken away
+// at once, audited, and the window writes.
 func TestHomeRefusesUnsafeEntries(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "target")
 	if err := os.WriteFile(outside, []byte("precious"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{store.FileName, LockName, store.AuditName, store.PrevName} {
-		for _, attack := range []string{"symlink", "other owner", "world-writable", "fifo"} {
-			t.Run(name+"/"+attack, func(t *testing.T) {
-				home := t.TempDir()
-				p := filepath.Join(home, name)
+	for _, e := range homeEntries {
+		attacks := []string{"symlink", "other owner", "world-writable", "group-readable"}
+		if !e.dir {
+			attacks = append(attacks, "fifo")
+		}
+		for _, attack := range attacks {
+			t.Run(e.name+"/"+attack, func(t *testing.T) {
+				home := goodHome(t)
+				p := filepath.Join(home, e.name)
+				mk := func(mode os.FileMode) error { // the entry as it is, or made
+					if _, err := os.Lstat(p); err != nil {
+						if e.dir {
+							err = os.Mkdir(p, 0o700)
+						} else {
+							err = os.WriteFile(p, nil, 0o600)
+						}
+						if err != nil {
+							return err
+						}
+					}
+					return os.Chmod(p, mode)
+				}
+				if attack == "symlink" || attack == "fifo" {
+					if err := os.RemoveAll(p); err != nil {
+						t.Fatal(err)
+					}
+				}
 				var err error
 				switch attack {
 				case "symlink":
@@ -260,28 +287,117 @@ func TestHomeRefusesUnsafeEntries(t *testing.T) {
 					if os.Geteuid() != 0 {
 						t.Skip("needs root to give a file away")
 					}
-					if err = os.WriteFile(p, nil, 0o600); err == nil {
+					if err = mk(0o700); err == nil {
 						err = os.Lchown(p, 54321, 54321)
 					}
 				case "world-writable":
-					if err = os.WriteFile(p, nil, 0o600); err == nil {
-						err = os.Chmod(p, 0o666)
-					}
+					err = mk(0o777)
+				case "group-readable":
+					err = mk(0o750)
 				case "fifo":
 					err = syscall.Mkfifo(p, 0o600)
 				}
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, err = Open(home, Options{})
-				if !errors.Is(err, ErrUnsafeHome) || !strings.Contains(err.Error(), name) {
-					t.Fatalf("Open with %s %s: %v", attack, name, err)
+				w, err := Open(home, Options{})
+				if err != nil && attack == "symlink" && e.dir && !errors.Is(err, ErrUnsafeHome) {
+					t.Fatalf("Open with symlink %s: %v", e.name, err)
+				}
+				if err != nil && attack == "symlink" && e.dir {
+					// A folder every window creates its files in: not even a reader can open.
+					if !strings.Contains(err.Error(), p) {
+						t.Fatalf("Open with symlink %s: %v", e.name, err)
+					}
+					runSafeCommand(t, err.Error())
+					w = openStarted(t, home)
+					waitRole(t, w, RoleWriter)
+					return
+				}
+				if err != nil {
+					t.Fatalf("Open with %s %s: %v", attack, e.name, err)
+				}
+				t.Cleanup(func() { w.Close() })
+				if err := w.Start(); err != nil {
+					t.Fatal(err)
+				}
+				if attack == "group-readable" {
+					waitRole(t, w, RoleWriter)
+					if fi, err := os.Lstat(p); err != nil || fi.Mode().Perm()&0o077 != 0 {
+						t.Fatalf("%s: %v %v, want access of group and others taken away", p, fi.Mode(), err)
+					}
+					wantAudit(t, home, p, "took read access away")
+					return
+				}
+				st := w.Status()
+				if st.Role != RoleReader || !strings.Contains(st.Problem, p) || !strings.Contains(st.Problem, "make it safe with: ") {
+					t.Fatalf("status: role %s, problem %q", st.Role, st.Problem)
+				}
+				_, err = w.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}})
+				if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), p) {
+					t.Fatalf("write in an unsafe home: %v", err)
+				}
+				if e.name != store.AuditName && e.name != store.AuditName+".1" {
+					wantAudit(t, home, p, "read-only")
+				}
+				if b, _ := os.ReadFile(outside); string(b) != "precious" {
+					t.Fatal("the symlink target outside the home was changed")
+				}
+				runSafeCommand(t, st.Problem)
+				if e.name == store.FileName && (attack == "symlink" || attack == "fifo") {
+					waitSafe(t, w) // the command removed the document: what follows is not this test's
+					return
+				}
+				waitRole(t, w, RoleWriter)
+				if _, err := w.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "x", Steps: []store.Step{{Argv: []string{"true"}}}}); err != nil {
+					t.Fatalf("write once the home is safe: %v", err)
 				}
 			})
 		}
 	}
 	if b, _ := os.ReadFile(outside); string(b) != "precious" {
 		t.Fatal("the symlink target outside the home was changed")
+	}
+}
+
+// wantAudit fails unless the audit log of home has an unsafe record for path whose
+// action says want.
+func wantAudit(t *testing.T, home, path, want string) {
+	t.Helper()
+	entries, err := store.NewAudit(home).Read(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		var u store.Unsafe
+		if e.Kind == store.KindUnsafe && e.Decode(&u) == nil && u.Path == path && strings.Contains(u.Action, want) {
+			return
+		}
+	}
+	t.Fatalf("no unsafe record for %s saying %q in the audit log: %v", path, want, entries)
+}
+
+// runSafeCommand runs the one command a problem gives to make the home safe.
+func runSafeCommand(t *testing.T, problem string) {
+	t.Helper()
+	_, cmd, ok := strings.Cut(problem, "make it safe with: ")
+	if !ok {
+		t.Fatalf("no command in %q", problem)
+	}
+	if out, err := exec.Command("sh", "-c", cmd).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v: %s", cmd, err, out)
+	}
+}
+
+// waitSafe waits until window w finds its home safe.
+func waitSafe(t *testing.T, w *Window) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for w.unsafeHome() != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the home is still unsafe: %v", w.unsafeHome())
+		}
+		time.Sleep(time.Millisecond) // polling a condition, not a synchronisation
 	}
 }
 

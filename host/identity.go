@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -40,7 +41,7 @@ func lockInstance(home string, self store.Owner) (*flock.Flock, error) {
 	// both mean that window is gone. The temp name carries this process's tag, so no
 	// cleaner removes it while this process lives (see cleanInstances).
 	tmp := filepath.Join(dir, "."+procTag(self)+"."+self.Instance+".tmp")
-	fl := flock.New(tmp, flock.SetPermissions(0o600))
+	fl := flock.New(tmp, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
 	ok, err := fl.TryLock()
 	if err != nil || !ok {
 		_ = fl.Close()
@@ -74,7 +75,7 @@ func ownerAlive(home string, self store.Owner, o store.Owner) (bool, string) {
 		// means the window is gone (or this identity was retired after losing the lock).
 		return false, fmt.Sprintf("no instance lock for pid %d: that window is gone", o.PID)
 	}
-	fl := flock.New(path, flock.SetFlag(os.O_RDONLY))
+	fl := flock.New(path, flock.SetFlag(os.O_RDONLY|syscall.O_NOFOLLOW))
 	ok, err := fl.TryLock()
 	if err != nil {
 		// Cannot tell: assume alive. Never reap on doubt.
@@ -114,7 +115,7 @@ func cleanInstances(home string, self store.Owner) {
 		switch {
 		case name == self.Instance+".lock":
 		case strings.HasSuffix(name, ".lock"):
-			fl := flock.New(p, flock.SetFlag(os.O_RDONLY))
+			fl := flock.New(p, flock.SetFlag(os.O_RDONLY|syscall.O_NOFOLLOW))
 			if ok, err := fl.TryLock(); err == nil && ok {
 				_ = os.Remove(p)
 			}

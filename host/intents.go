@@ -34,6 +34,9 @@ func (w *Window) Status() Status {
 	if w.problem != nil {
 		s.Problem = w.problem.Error()
 	}
+	if w.unsafe != nil { // first: it is why nothing is written
+		s.Problem = w.unsafe.Error()
+	}
 	return s
 }
 

@@ -42,6 +42,9 @@ func (s *Intents) update(ctx context.Context, fn func(*store.Doc) error) (*store
 		if problem != nil && held {
 			e.Problem = problem.Error()
 		}
+		if unsafe := w.unsafeHome(); unsafe != nil {
+			e.Problem = unsafe.Error()
+		}
 		return nil, e
 	}
 	return t.Update(ctx, fn)

@@ -77,6 +77,10 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	}
 	step("1.lock")
 	store.Failpoint("takeover.after-lock")
+	if err := w.checkHome(); err != nil { // no window writes an unsafe home
+		w.failTakeover(err)
+		return nil, err
+	}
 
 	doc, err := w.reread()
 	if err != nil {

@@ -37,6 +37,7 @@ func newTerm(w *Window, self store.Owner, epoch uint64) *Term {
 		if r.Schedule != "" {
 			workflow.ScheduleFinished(d, r, out, w.opts.Now(), self)
 		}
+		w.auditRefusedLog(r)
 	}
 	t.engine = eng
 	return t

@@ -63,12 +63,17 @@ type Window struct {
 	held      *syscall.Stat_t // the state.lock file this window holds (promoting, writer, or blocked by an unreadable file); nil when none
 	waiting   bool            // a goroutine is blocked waiting for state.lock
 	problem   error
+	unsafe    error    // the home's problem the last look found (checkHome), or nil
 	last      Takeover // the last takeover this window did
 	started   bool
 	fsWarning string // set by Open when the home is on a network filesystem; never changes
 
 	lastClean atomic.Int64 // when the writer last removed abandoned files (unix ns)
 	lastRuns  atomic.Int64 // when it last looked through runs/ for abandoned files (unix ns)
+
+	auditedMu sync.Mutex      // guards audited
+	audited   map[string]bool // what auditOnce already recorded
+	homePoke  chan struct{}   // wakes guardHome (buffered 1)
 
 	replyOnce sync.Once     // the watch of replies/ for forwarded requests (forward.go)
 	replies   *replyWatcher // nil if it could not start: replyErr says why
@@ -107,6 +112,9 @@ func Open(home string, opts Options) (*Window, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseOddFolders(abs); err != nil {
+		return nil, err
+	}
 	self, err := newIdentity()
 	if err != nil {
 		return nil, err
@@ -116,11 +124,13 @@ func Open(home string, opts Options) (*Window, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Window{home: abs, self: self, opts: opts, inst: inst, audit: store.NewAudit(abs), role: RoleOpening}
+	w := &Window{home: abs, self: self, opts: opts, inst: inst, audit: store.NewAudit(abs), role: RoleOpening,
+		homePoke: make(chan struct{}, 1)}
 	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
 		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished, HoldReloads: knobs.holdReloads})
-	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
 	w.ctx, w.stop = context.WithCancel(context.Background())
+	_ = w.checkHome() // an unsafe home opens read-only: Status says why
 	if w.fsWarning = filesystemWarning(abs); w.fsWarning != "" {
 		opts.Logf("warning: %s", w.fsWarning)
 	}
@@ -165,12 +175,18 @@ func (w *Window) Start() error {
 	if err := w.watchRequests(); err != nil {
 		return err
 	}
+	go w.guardHome(w.homePoke)
 	// A save between Open's read and the watch being set up raised no event: look again.
 	doc, _, err := w.st.Refresh()
 	w.mu.Lock()
 	w.problem = err
 	w.mu.Unlock()
 	w.publish(doc)
+	if w.unsafeHome() != nil { // read-only, and not in the way: the lock is not even tried
+		_, emit := w.move(RoleReader, nil, nil)
+		emit()
+		return nil
+	}
 	ok, err := w.lock.TryLock()
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.lock.Path(), err)
@@ -221,6 +237,12 @@ func (w *Window) waitForLock() {
 // hold the file now at the path. Then the stale lock is let go and the wait starts over
 // on the new file.
 func (w *Window) gotLock() {
+	if w.unsafeHome() != nil {
+		// No window writes an unsafe home: let the lock go; guardHome waits for it again
+		// once the home is safe.
+		_ = w.lock.Unlock()
+		return
+	}
 	held, ok := w.heldLockFile()
 	if !ok {
 		w.opts.Logf("%v: the file locked is no longer %s; waiting on the new one", ErrLockLost, w.lock.Path())

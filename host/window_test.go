@@ -131,9 +131,22 @@ func TestUnsafeHomeRefused(t *testing.T) {
 	open := filepath.Join(base, "open")
 	os.Mkdir(open, 0o777)
 	os.Chmod(open, 0o777)
-	if _, err := Open(open, Options{}); !errors.Is(err, ErrUnsafeHome) || !strings.Contains(err.Error(), "writable by others") {
-		t.Fatalf("world-writable home: %v", err)
+	// A home others may write opens read-only, naming it (TestHomeRefusesUnsafeEntries
+	// has the rest); the access of others is taken away at once.
+	w, err := Open(open, Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Status(); st.Role != RoleReader || !strings.Contains(st.Problem, "writable by group or others") || !errors.Is(w.unsafeHome(), ErrUnsafeHome) {
+		t.Fatalf("world-writable home: %+v", st)
+	}
+	if fi, _ := os.Stat(open); fi.Mode().Perm() != 0o722 {
+		t.Fatalf("world-writable home: mode %v, want the access of others but writing taken away", fi.Mode())
+	}
+	w.Close()
 	fresh := filepath.Join(base, "new", "home")
 	if _, err := PrepareHome(fresh); err != nil {
 		t.Fatal(err)

@@ -231,7 +231,7 @@ func (a *Archive) target(n int64) (string, error) {
 func appendDurably(path string, data []byte) error {
 	_, statErr := os.Stat(path)
 	created := errors.Is(statErr, os.ErrNotExist)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := OpenInHome(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
@@ -359,7 +359,7 @@ func (a *Archive) refresh() error {
 // replaced (compacted) or shortened since is read again from its start. It reports whether
 // the entries changed.
 func (fi *fileIndex) update(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := OpenInHome(path, os.O_RDONLY, 0)
 	if err != nil {
 		return false, fmt.Errorf("archive: %w", err)
 	}
@@ -468,7 +468,7 @@ func (e *staleError) Unwrap() error { return errStale }
 // holds that run where the index says (retention compacted it meanwhile).
 func (a *Archive) load(e histEntry) (Run, error) {
 	path := filepath.Join(a.dir, e.file.name)
-	f, err := os.Open(path)
+	f, err := OpenInHome(path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return Run{}, &staleError{e.file.name, fmt.Errorf("archive: %s: %w", path, errStale)}
 	}

@@ -392,7 +392,7 @@ func (a *Audit) flush() error {
 		created = os.Rename(a.path, a.path+".1") == nil
 	}
 	a.newName = a.newName || created
-	f, err := os.OpenFile(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := OpenInHome(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		a.noteReason(err)
 		return err
@@ -483,7 +483,7 @@ func (a *Audit) retryLater() {
 func (a *Audit) Read(max int) ([]Entry, error) {
 	var out []Entry
 	for _, p := range []string{a.path + ".1", a.path} {
-		data, err := os.ReadFile(p)
+		data, err := ReadInHome(p)
 		if err != nil {
 			continue
 		}

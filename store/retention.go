@@ -160,7 +160,7 @@ func (a *Archive) compactFile(name string, drop map[string]bool, check func() er
 		a.wmu.Unlock()
 		a.reindex(path, name)
 	}()
-	data, err := os.ReadFile(path)
+	data, err := ReadInHome(path)
 	if err != nil {
 		return 0, fmt.Errorf("archive: compact: %w", err)
 	}

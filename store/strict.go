@@ -219,7 +219,7 @@ func withRestoreHint(dir string, err error) error {
 	if serr != nil || fi.Size() > DefaultMaxSize {
 		return err
 	}
-	data, rerr := os.ReadFile(prev)
+	data, rerr := ReadInHome(prev)
 	if rerr != nil {
 		return err
 	}

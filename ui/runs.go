@@ -485,7 +485,7 @@ func (t *tail) read() logChunk {
 	if path == "" {
 		return logChunk{}
 	}
-	f, err := os.Open(path)
+	f, err := store.OpenInHome(path, os.O_RDONLY, 0) // never through a symlink
 	if err != nil {
 		return logChunk{}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -131,7 +132,15 @@ func (e *Engine) startSupervisor(spec Spec) (*Supervisor, error) {
 func makeRunDir(runDir string, env map[string]string) error {
 	for _, v := range env {
 		if strings.HasPrefix(v, runDir+string(filepath.Separator)) {
-			return store.MkdirDurable(runDir)
+			if err := store.MkdirDurable(runDir); err != nil {
+				return err
+			}
+			// Never a symlink: what the step writes there, Baton reads.
+			d, err := store.OpenInHome(runDir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+			if err != nil {
+				return err
+			}
+			return d.Close()
 		}
 	}
 	return nil

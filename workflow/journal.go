@@ -218,7 +218,7 @@ func (j *journalWriter) append(rec any) error {
 // fs.ErrNotExist.
 func ReadJournal(home, runID string) (Journal, error) {
 	path := journalPath(home, runID)
-	b, err := os.ReadFile(path)
+	b, err := store.ReadInHome(path)
 	if err != nil {
 		return Journal{}, err
 	}

@@ -3,7 +3,6 @@ package workflow
 import (
 	"cmp"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -526,7 +525,7 @@ func ScheduleFinished(d *store.Doc, r *store.Run, out RunOutput, now time.Time, 
 	}
 	s.LastRun, s.LastStatus = r.ID, r.Status
 	if r.Status == store.StatusSucceeded && s.Watermark != nil {
-		if b, err := os.ReadFile(filepath.Join(out.Dir, "watermark.out")); err == nil {
+		if b, err := store.ReadInHome(filepath.Join(out.Dir, "watermark.out")); err == nil {
 			wm := strings.TrimRight(string(b), "\r\n")
 			s.Watermark = &wm
 		}

@@ -322,7 +322,7 @@ func warmUp() <-chan os.Signal {
 // supervisor's are: a spare was started before its run had a log. If the log cannot be
 // opened they stay /dev/null (the steps report it in the journal).
 func logTo(path string) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := openRunLogFile(path)
 	if err != nil {
 		return
 	}

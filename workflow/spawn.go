@@ -99,7 +99,7 @@ func writeSpec(s Spec) error {
 
 func readSpec(home, runID string) (Spec, error) {
 	var s Spec
-	b, err := os.ReadFile(specPath(home, runID))
+	b, err := store.ReadInHome(specPath(home, runID))
 	if err != nil {
 		return s, err
 	}
@@ -192,7 +192,7 @@ func StartSupervisor(spec Spec) (*Supervisor, error) {
 	if err := writeSpec(spec); err != nil {
 		return fail(err)
 	}
-	logf, err := os.OpenFile(spec.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logf, err := openRunLogFile(spec.Log)
 	if err != nil {
 		return fail(err)
 	}
@@ -376,7 +376,7 @@ func RequestCancel(home, runID, reason string) error {
 // live supervisor.
 func WatchSupervisor(home, runID string) (<-chan struct{}, func()) {
 	dead := make(chan struct{})
-	f, err := os.Open(lockPath(home, runID))
+	f, err := openLockFile(lockPath(home, runID))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			close(dead)
@@ -410,7 +410,7 @@ func WatchSupervisor(home, runID string) (<-chan struct{}, func()) {
 // stale by the time it is used.
 func SupervisorAlive(home, runID string) (bool, string) {
 	path := lockPath(home, runID)
-	f, err := os.Open(path)
+	f, err := openLockFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Sprintf("no %s: the run has no supervisor", path)
 	}
@@ -446,7 +446,7 @@ func RemoveSupervisorFiles(home, runID string) error {
 		return err
 	}
 	path := lockPath(home, runID)
-	lock, err := os.Open(path)
+	lock, err := openLockFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove files of run %s: %w", runID, err)
 	}

@@ -157,7 +157,7 @@ var bootID = sync.OnceValue(proc.BootID)
 // lockHolder reads the holder named in run runID's lock; ok is false if there is none or
 // it cannot be read.
 func lockHolder(home, runID string) (h holder, ok bool) {
-	b, err := os.ReadFile(lockPath(home, runID))
+	b, err := store.ReadInHome(lockPath(home, runID))
 	return h, err == nil && json.Unmarshal(b, &h) == nil && h.PID > 0
 }
 
@@ -211,7 +211,7 @@ func lockRun(home, runID, tag string, h holder) (*os.File, error) {
 // replaceStaleLock renames tmp over final if final is a free lock, holding final's lock
 // across the rename so that no other supervisor can replace it at the same time.
 func replaceStaleLock(tmp, final string) (bool, error) {
-	old, err := os.Open(final)
+	old, err := openLockFile(final)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil // gone meanwhile: link again
 	}
@@ -284,7 +284,7 @@ func tellReady(f *os.File, msg string) {
 
 // cancelReason is the reason written in runs/<id>.cancel, or a default for a bare SIGTERM.
 func cancelReason(home, runID string) string {
-	if b, err := os.ReadFile(cancelPath(home, runID)); err == nil && len(b) > 0 {
+	if b, err := store.ReadInHome(cancelPath(home, runID)); err == nil && len(b) > 0 {
 		return string(b)
 	}
 	return "cancelled: the run's supervisor received a termination signal"
