@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"baton/store/storetest/tmpfs"
 	"baton/store"
+	"baton/store/storetest/tmpfs"
 )
 
 // A full disk is said out loud, on a real one: the home lives on a small tmpfs the test

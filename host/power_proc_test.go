@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"baton/host/proc"
-	"baton/store/storetest/forgetfs"
 	"baton/store"
+	"baton/store/storetest/forgetfs"
 	"baton/workflow"
 )
 
