@@ -241,15 +241,21 @@ func TestTakeoverKillsStepThatLeftItsGroup(t *testing.T) {
 	if _, g, s := rpStat(t, esc); g == pgid || s != esc {
 		t.Fatalf("the escaped process %d has group %d and session %d; the run's group is %d", esc, g, s, pgid)
 	}
-	// Read once it runs sleep: in the middle of its exec, /proc/<pid>/environ can read empty.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", esc)); string(comm) == "sleep\n" || time.Now().After(deadline) {
+	// Wait until it runs sleep with the run's marker in its environment: in the middle of
+	// its exec, /proc/<pid>/environ can read empty, and on a loaded machine that moment
+	// can be long.
+	marker := []byte(workflow.EnvRunID + "=" + r1 + "\x00")
+	var env []byte
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", esc))
+		env, err = os.ReadFile(fmt.Sprintf("/proc/%d/environ", esc))
+		if string(comm) == "sleep\n" && err == nil && bytes.Contains(env, marker) {
 			break
 		}
-	}
-	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", esc))
-	if err != nil || !bytes.Contains(env, []byte(workflow.EnvRunID+"="+r1+"\x00")) {
-		t.Fatalf("the escaped process %d does not carry the run's marker (%v)", esc, err)
+		if time.Now().After(deadline) {
+			t.Fatalf("the escaped process %d does not carry the run's marker (comm %q, %v): %q", esc, comm, err, env)
+		}
 	}
 	a.kill9()
 	if !proc.Alive(esc, escStart) {

@@ -805,8 +805,12 @@ func TempCreator(name string) (string, bool) {
 	return rest[j+1 : i], true
 }
 
+//
+// It opens dir without the home's ownership checks (openFile): an fsync reads and writes
+// nothing of the folder's own, and the folder synced may be the home's parent (MkdirDurable),
+// which belongs to whoever made it (/tmp is everyone's).
 func syncDir(dir string) error {
-	d, err := openFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	d, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return err
 	}
