@@ -13,6 +13,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fsnotify/fsnotify"
 
@@ -290,7 +292,7 @@ func (c *cli) run(args []string) int {
 		ForwardedTo: intOf(reply["forwarded_to"])}
 	switch {
 	case !c.json:
-		fmt.Fprintf(c.stdout, "run %s of %s %s%s\n", res.ID, res.Workflow, res.Status, sentTo(res.ForwardedTo))
+		fmt.Fprintf(c.stdout, "run %s of %s %s%s\n", res.ID, shown(res.Workflow), res.Status, sentTo(res.ForwardedTo))
 	case !c.wait:
 		c.printJSON(res)
 	}
@@ -322,13 +324,13 @@ func (c *cli) waitFor(w *Window, id string, forwardedTo int) int {
 		c.printJSON(res)
 	} else {
 		fmt.Fprint(c.stdout, res.LogTail)
-		fmt.Fprintf(c.stdout, "run %s of %s %s after %s\n", r.ID, r.Workflow, r.Status, human(r.Duration(time.Now())))
+		fmt.Fprintf(c.stdout, "run %s of %s %s after %s\n", r.ID, shown(r.Workflow), r.Status, human(r.Duration(time.Now())))
 	}
 	if r.Status == store.StatusSucceeded {
 		return exitOK
 	}
 	if !c.json {
-		fmt.Fprintf(c.stderr, "%s: run %s of %s %s: %s\n", c.name, r.ID, r.Workflow, r.Status, orNone(r.Error, "no reason recorded"))
+		fmt.Fprintf(c.stderr, "%s: run %s of %s %s: %s\n", c.name, r.ID, shown(r.Workflow), r.Status, shown(orNone(r.Error, "no reason recorded")))
 	}
 	return exitFail
 }
@@ -359,7 +361,7 @@ func (c *cli) cancel(args []string) int {
 	if c.json {
 		c.printJSON(res)
 	} else {
-		fmt.Fprintf(c.stdout, "run %s of %s cancelled%s\n", r.ID, r.Workflow, sentTo(res.ForwardedTo))
+		fmt.Fprintf(c.stdout, "run %s of %s cancelled%s\n", r.ID, shown(r.Workflow), sentTo(res.ForwardedTo))
 	}
 	return c.settle(w)
 }
@@ -639,7 +641,7 @@ func (c *cli) workflows([]string) int {
 	}
 	rows := [][]string{{"WORKFLOW", "STEPS", "LANE", "ON OWNER LOST", "RUNNING", "QUEUED", "LAST RUN"}}
 	for _, r := range list {
-		rows = append(rows, []string{r.Name, strconv.Itoa(r.Steps), laneText(r.MaxConcurrent), r.OnOwnerLost,
+		rows = append(rows, []string{shown(r.Name), strconv.Itoa(r.Steps), laneText(r.MaxConcurrent), r.OnOwnerLost,
 			strconv.Itoa(r.Running), strconv.Itoa(r.Queued), strings.TrimSpace(r.LastRun + " " + r.LastStatus)})
 	}
 	c.table(rows)
@@ -693,7 +695,7 @@ func (c *cli) runs([]string) int {
 		if !r.Started.IsZero() {
 			started, took = human(now.Sub(r.Started))+" ago", human(r.Duration(time.Now()))
 		}
-		rows = append(rows, []string{r.ID, r.Workflow, r.Status, started, took, r.Task, r.Error})
+		rows = append(rows, []string{r.ID, shown(r.Workflow), r.Status, started, took, shown(r.Task), shown(r.Error)})
 	}
 	c.table(rows)
 	return exitOK
@@ -788,6 +790,18 @@ func human(d time.Duration) string {
 		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// shown is s as the command line prints a name, task or error that came from a home:
+// as it is when every character is printable, else quoted with Go's escapes
+// (strconv.Quote), so a control character, an ESC sequence, a newline or a bidirectional
+// override in a name an older home holds is seen, not obeyed by the terminal, and no
+// column breaks.
+func shown(s string) string {
+	if utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 func plural(n int, one, many string) string {

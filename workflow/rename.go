@@ -11,7 +11,7 @@ import (
 // its history in d and its schedules go on under the new name. It returns the name
 // saved (to, trimmed).
 //
-// The new name follows the rules of any name (Normalize) and must not be another
+// The new name follows the rules of any name (Normalize, CheckName) and must not be another
 // workflow's (NameTaken); a change of case or spaces of the same name is allowed. A
 // rename to the very same name is store.ErrNoChange.
 //
@@ -26,6 +26,9 @@ func RenameWorkflow(d *store.Doc, from, to string) (string, error) {
 	w := d.Workflow(from)
 	if w == nil {
 		return "", fmt.Errorf("%w: no workflow named %q", ErrNotFound, from)
+	}
+	if err := CheckName(to); err != nil { // before Normalize trims a NEL (U+0085) away
+		return "", err
 	}
 	c := w.Clone()
 	c.Name = to

@@ -49,9 +49,12 @@ func NameTaken(d *store.Doc, name string) error {
 	return nil
 }
 
-// AddWorkflow adds a new definition to d. A name another workflow has (ignoring case and
-// surrounding spaces) is ErrConflict.
+// AddWorkflow adds a new definition to d. A name CheckName refuses is ErrInvalid; a name
+// another workflow has (ignoring case and surrounding spaces) is ErrConflict.
 func AddWorkflow(d *store.Doc, w store.Workflow) error {
+	if err := CheckName(w.Name); err != nil { // before Normalize trims a NEL (U+0085) away
+		return err
+	}
 	if err := Normalize(&w); err != nil {
 		return err
 	}
