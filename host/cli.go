@@ -147,6 +147,8 @@ func Command(args []string, opts Options, stdout, stderr io.Writer, stop <-chan 
 		return exitUsage // the flag package said what is wrong
 	case len(pos) != cmd.args:
 		return c.usageError(fmt.Sprintf("want %d argument(s), got %d", cmd.args, len(pos)))
+	case HomeFlagEmpty(fs):
+		return c.usageError("--home is empty: name a folder, or leave --home out for the default home")
 	}
 	if c.home == "" {
 		if c.home, err = DefaultHome(); err != nil {
@@ -164,6 +166,17 @@ func Command(args []string, opts Options, stdout, stderr io.Writer, stop <-chan 
 	}()
 	c.ctx = ctx
 	return cmd.do(c, pos)
+}
+
+// HomeFlagEmpty reports whether the parsed flag set fs was given --home with an empty
+// value (a usage error: it does not mean the default home).
+func HomeFlagEmpty(fs *flag.FlagSet) (empty bool) {
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "home" && f.Value.String() == "" {
+			empty = true
+		}
+	})
+	return empty
 }
 
 // parseMixed parses flags that may come before, between or after the positional
@@ -234,6 +247,7 @@ func (c *cli) table(rows [][]string) {
 func (c *cli) open(start bool) (*Window, error) {
 	opts := c.opts
 	opts.NoScheduler, opts.NoWait = true, true
+	opts.MustExist = true // a command never makes a home: there is nothing in a new one to read, run or cancel
 	w, err := Open(c.home, opts)
 	if err != nil || !start {
 		return w, err

@@ -22,14 +22,29 @@ func DefaultHome() (string, error) {
 
 // PrepareHome creates the home folder (0700) if missing and refuses one that is a
 // symlink, owned by another user, or writable by others, or whose files (workflows.json,
-// state.lock, audit.log, ...) are. It returns the absolute path.
-func PrepareHome(dir string) (string, error) {
+// state.lock, audit.log, ...) are. It returns the absolute path. It refuses a system
+// folder (/, /dev, /proc, /sys) and an existing folder that holds other things but
+// nothing of Baton's (ErrNotHome); an empty folder becomes a new home.
+func PrepareHome(dir string) (string, error) { return prepareHome(dir, false) }
+
+// prepareHome is PrepareHome; with mustExist it creates nothing, and a folder that is
+// missing or holds nothing of Baton's is ErrNoHome.
+func prepareHome(dir string, mustExist bool) (string, error) {
+	if dir == "" {
+		return "", fmt.Errorf("%w: the home folder is an empty path; name a folder", ErrNotHome)
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("home %q: %w", dir, err)
 	}
+	if systemFolders[abs] {
+		return "", fmt.Errorf("%w: %s is a system folder; point --home at a folder of your own", ErrNotHome, abs)
+	}
 	fi, err := os.Lstat(abs)
 	if errors.Is(err, os.ErrNotExist) {
+		if mustExist {
+			return "", fmt.Errorf("%w at %s", ErrNoHome, abs)
+		}
 		if err := os.MkdirAll(abs, 0o700); err != nil {
 			return "", fmt.Errorf("create home %s: %w", abs, err)
 		}
@@ -41,10 +56,55 @@ func PrepareHome(dir string) (string, error) {
 	if err := checkOwned(abs, fi, true); err != nil {
 		return "", err
 	}
+	if err := checkIsHome(abs, mustExist); err != nil {
+		return "", err
+	}
 	if err := checkHomeEntries(abs); err != nil {
 		return "", err
 	}
 	return abs, nil
+}
+
+// systemFolders can never be a home: laying one out as a home (as root) would scatter
+// Baton's files through the system.
+var systemFolders = map[string]bool{"/": true, "/dev": true, "/proc": true, "/sys": true}
+
+// checkIsHome refuses a folder that holds entries but none of Baton's (ErrNotHome: a
+// mistyped --home must not turn someone's documents into a home); with mustExist, a
+// folder without any of Baton's entries, empty or not, is ErrNoHome.
+func checkIsHome(abs string, mustExist bool) error {
+	f, err := os.Open(abs)
+	if err != nil {
+		return fmt.Errorf("home %s: %w", abs, err)
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("home %s: %w", abs, err)
+	}
+	for _, n := range names {
+		if batonEntry(n) {
+			return nil
+		}
+	}
+	switch {
+	case mustExist:
+		return fmt.Errorf("%w at %s", ErrNoHome, abs)
+	case len(names) > 0:
+		return fmt.Errorf("%w: %s is not empty and holds nothing of Baton's (such as %q); "+
+			"point --home at an empty or new folder, or at an existing home", ErrNotHome, abs, names[0])
+	}
+	return nil
+}
+
+// batonEntry reports whether name is one of the entries Baton makes in a home.
+func batonEntry(name string) bool {
+	for _, e := range homeEntries {
+		if e.name == name {
+			return true
+		}
+	}
+	return name == requestsDir || name == repliesDir
 }
 
 // checkOwned refuses a path that is a symlink, not owned by this user, or writable by

@@ -41,6 +41,9 @@ type Options struct {
 	// NoWait makes Start take the lock only if it is free now; a window that does not get
 	// it stays a reader and never waits (tick --once).
 	NoWait bool
+	// MustExist makes Open refuse a folder that is not a home yet (ErrNoHome) instead of
+	// making it one: a command that only reads never creates a home.
+	MustExist bool
 }
 
 // Window is one Baton window on a home folder: a reader that follows the writer, or the
@@ -103,7 +106,7 @@ func Open(home string, opts Options) (*Window, error) {
 			opts.Logf("warning: %v (a kill -9 of this window frees state.lock only after its memory)", err)
 		}
 	})
-	abs, err := PrepareHome(home)
+	abs, err := prepareHome(home, opts.MustExist)
 	if err != nil {
 		return nil, err
 	}
