@@ -265,9 +265,9 @@ func (c *cli) openToRead() (*Window, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p := w.Status().Problem; p != "" {
+	if err := w.unreadable(); err != nil {
 		w.Close()
-		return nil, errors.New(p)
+		return nil, err
 	}
 	return w, nil
 }

@@ -33,8 +33,18 @@ func (w *Window) Status() Status {
 	}
 	if w.problem != nil {
 		s.Problem = w.problem.Error()
+	} else if w.readOnly != "" {
+		s.Problem = w.readOnly
 	}
 	return s
+}
+
+// unreadable returns why workflows.json cannot be read, or nil (a window that only reads
+// because its home cannot be written reads all the same).
+func (w *Window) unreadable() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.problem
 }
 
 func (w *Window) writerPID() int { return w.Status().WriterPID }

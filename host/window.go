@@ -60,6 +60,11 @@ type Window struct {
 	stop  context.CancelFunc
 	hub   hub
 
+	// instDir holds inst: home/instances, or a private folder when the home cannot be
+	// written, and then readOnly says why (set by Open, never changed): the window only
+	// reads, and says so as its problem.
+	instDir, readOnly string
+
 	mu        sync.Mutex // guards the fields below; role changes only through move
 	role      Role
 	term      *Term           // the current writer term: set exactly while role is RoleWriter
@@ -115,11 +120,12 @@ func Open(home string, opts Options) (*Window, error) {
 		return nil, err
 	}
 	store.SetProcessTag(procTag(self))
-	inst, err := lockInstance(abs, self)
+	inst, instDir, readOnly, err := lockOwnInstance(abs, self)
 	if err != nil {
 		return nil, err
 	}
-	w := &Window{home: abs, self: self, opts: opts, inst: inst, audit: store.NewAudit(abs), role: RoleOpening}
+	w := &Window{home: abs, self: self, opts: opts, inst: inst, instDir: instDir, readOnly: readOnly,
+		audit: store.NewAudit(abs), role: RoleOpening}
 	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
 		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished, HoldReloads: knobs.holdReloads})
 	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
@@ -165,8 +171,10 @@ func (w *Window) Start() error {
 	if err := w.st.Watch(w.ctx, w.onFileChange); err != nil {
 		return err
 	}
-	if err := w.watchRequests(); err != nil {
-		return err
+	if w.readOnly == "" {
+		if err := w.watchRequests(); err != nil {
+			return err
+		}
 	}
 	// A save between Open's read and the watch being set up raised no event: look again.
 	doc, _, err := w.st.Refresh()
@@ -174,6 +182,11 @@ func (w *Window) Start() error {
 	w.problem = err
 	w.mu.Unlock()
 	w.publish(doc)
+	if w.readOnly != "" { // it can never hold state.lock: it follows the home and reads
+		_, emit := w.move(RoleReader, nil, nil)
+		emit()
+		return nil
+	}
 	ok, err := w.lock.TryLock()
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.lock.Path(), err)
@@ -430,8 +443,11 @@ func (w *Window) Close() error {
 	// The identity ends before state.lock goes, so the next writer's takeover finds this
 	// window gone and adopts the runs it leaves going.
 	w.mu.Lock()
-	inst := w.inst
+	inst, id := w.inst, w.self.Instance
 	w.mu.Unlock()
+	if w.readOnly != "" {
+		_ = os.Remove(filepath.Join(w.instDir, id+".lock")) // a private file nobody else looks at
+	}
 	ierr := inst.Close()
 	if held && !waiting {
 		_ = w.lock.Close()
@@ -522,7 +538,7 @@ func (w *Window) retireIdentity() {
 	self, err := newIdentity()
 	if err == nil {
 		var inst *flock.Flock
-		if inst, err = lockInstance(w.home, self); err == nil {
+		if inst, err = lockInstance(w.instDir, self); err == nil {
 			w.mu.Lock()
 			if w.role == RoleClosed {
 				// Close came first (a command leaves as soon as its term ends): the old
@@ -532,7 +548,7 @@ func (w *Window) retireIdentity() {
 				// leave them unadopted. Closing it twice is harmless.
 				old := w.inst
 				w.mu.Unlock()
-				_ = os.Remove(instancePath(w.home, self.Instance))
+				_ = os.Remove(filepath.Join(w.instDir, self.Instance+".lock"))
 				_ = inst.Close()
 				_ = old.Close()
 				return
