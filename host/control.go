@@ -190,7 +190,7 @@ func (c *Control) handleLine(line []byte) bool {
 // does not write; without Forward a reader refuses it (read_only).
 func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, error) {
 	w := c.w
-	if req.Forward && forwardable[req.Op] && w.currentTerm() == nil {
+	if req.Forward && forwardable[req.Op] && w.currentTerm() == nil && w.readOnly == "" { // a window that cannot write its home cannot forward either: refused below, saying why
 		return w.forward(ctx, req)
 	}
 	in := w.Intents()

@@ -63,6 +63,12 @@ func TestReadOnlyHomeCanBeRead(t *testing.T) {
 		}
 	}
 
+	for _, args := range [][]string{{"run", "hello"}, {"cancel", "r1"}} {
+		if o := cliCmd(ro, args...); o.code != 1 || !strings.Contains(o.stderr, "read-only file system") {
+			t.Errorf("%v on a read-only home: exit %d, %q; want 1 saying the file system is read-only", args, o.code, o.stderr)
+		}
+	}
+
 	rd := startChild(t, ro, withEnv("XDG_RUNTIME_DIR="+runtime))
 	if role := rd.initialRole(); role != "reader" {
 		t.Fatalf("window on a read-only home: role %s", role)
