@@ -11,7 +11,6 @@ import (
 	"os"
 	"reflect"
 	"sync"
-	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -389,7 +388,7 @@ func errReply(id json.RawMessage, code, msg string) map[string]any {
 // rawOrNull is the id a reply echoes: id as it came, or null. An id is always from a line
 // ParseRequest checked; one that is not valid UTF-8 or JSON is never echoed raw.
 func rawOrNull(id json.RawMessage) any {
-	if len(id) == 0 || !utf8.Valid(id) || !json.Valid(id) {
+	if len(id) == 0 || !jsontext.Value(id).IsValid() { // UTF-8, no lone surrogate, no duplicate key
 		return nil
 	}
 	return id

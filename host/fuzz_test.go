@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // FuzzParseRequest: any line gives a request or an error, never a panic; an accepted
@@ -59,7 +61,8 @@ func FuzzControlLines(f *testing.F) {
 		// A field of the wrong type in an object that has an id: the reply still carries it.
 		"{\"id\":8,\"op\":\"history\",\"limit\":\"ten\"}\n{\"id\":9,\"op\":7}\n",
 		// Strictness: duplicate and case-folded keys, bytes that are not UTF-8 (never echoed).
-		"{\"id\":10,\"op\":\"status\",\"op\":\"shutdown\"}\n{\"id\":11,\"OP\":\"shutdown\"}\n{\"id\":12,\"Id\":13,\"op\":\"status\"}\n" +
+		"{\"id\":\"\\ud800\",\"op\":\"status\"}\n{\"id\":16,\"op\":\"status\",\"task\":\"\\udc00\"}\n" +
+			"{\"id\":10,\"op\":\"status\",\"op\":\"shutdown\"}\n{\"id\":11,\"OP\":\"shutdown\"}\n{\"id\":12,\"Id\":13,\"op\":\"status\"}\n" +
 			"{\"id\":\"\xff\xfe\",\"op\":\"status\"}\n{\"id\":14,\"op\":\"status\",\"task\":\"\xc3\"}\n{\"id\":15,\"id\":15,\"op\":\"status\"}\n",
 	} {
 		f.Add([]byte(s))
@@ -151,6 +154,9 @@ func requestID(t *testing.T, line []byte) any {
 		return nil
 	}
 	if err := json.NewDecoder(bytes.NewReader(line)).Decode(&probe); err != nil || len(probe.ID) == 0 {
+		return nil
+	}
+	if !jsontext.Value(probe.ID).IsValid() { // a lone surrogate escape or a duplicate key inside the id
 		return nil
 	}
 	return jsonValue(t, probe.ID)

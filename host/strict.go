@@ -129,13 +129,14 @@ func foldedField(t reflect.Type, key string) string {
 
 // lineID returns the "id" member of the JSON object that starts line, for a refusal to
 // echo, when that id is unambiguous: line is valid UTF-8, and its object has one key that
-// is "id" in any case, spelled "id". Duplicate keys elsewhere, trailing data or a value
-// of the wrong type do not hide it. Otherwise nil.
+// is "id" in any case, spelled "id", and the id itself is strictly valid JSON. Duplicate
+// keys elsewhere, trailing data or a value of the wrong type do not hide it. Otherwise nil.
 func lineID(line []byte) json.RawMessage {
 	if !utf8.Valid(line) {
 		return nil
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true))
+	// Lenient where the id is not: a lone surrogate escape elsewhere does not hide it.
+	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil
 	}
@@ -159,8 +160,8 @@ func lineID(line []byte) json.RawMessage {
 			}
 		}
 	}
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '}' || n != 1 {
-		return nil
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '}' || n != 1 || !jsontext.Value(id).IsValid() {
+		return nil // an id with a duplicate key or a lone surrogate escape inside is not echoed
 	}
 	return id
 }

@@ -59,6 +59,7 @@ func TestControlStrictDecoding(t *testing.T) {
 		{`{"id":9,"op":"add_schedule","schedule":{"Workflow":"w","every":"1m"}}`, 9.0, "case-sensitive"},
 		{`{"id":10,"op":"set_retention","retention":{"Keep_Runs":5}}`, 10.0, "case-sensitive"},
 		{"{\"id\":\"\xff\xfe\",\"op\":\"status\"}", nil, "UTF-8"},
+		{`{"id":13,"op":"start_run","workflow":"w","task":"\ud800"}`, 13.0, "surrogate"},
 		{"{\"id\":11,\"op\":\"add_workflow\",\"workflow\":{\"name\":\"w\xc3\",\"steps\":[{\"argv\":[\"true\"]}]}}", nil, "UTF-8"},
 	}
 	for _, c := range cases {
