@@ -13,7 +13,7 @@ type Status struct {
 	Generation uint64 `json:"generation"`
 	WriterPID  int    `json:"writer_pid"`
 	Home       string `json:"home"`
-	Problem    string `json:"problem,omitempty"`
+	Problem    string `json:"problem,omitempty"` // why it cannot write: workflows.json unreadable, or a home it cannot write
 }
 
 // Status returns the window's role and what it knows of the document. Never blocks on I/O.
