@@ -27,12 +27,12 @@ func RenameWorkflow(d *store.Doc, from, to string) (string, error) {
 	if w == nil {
 		return "", fmt.Errorf("%w: no workflow named %q", ErrNotFound, from)
 	}
-	if err := CheckName(to); err != nil { // before Normalize trims a NEL (U+0085) away
-		return "", err
-	}
 	c := w.Clone()
 	c.Name = to
 	if err := Normalize(&c); err != nil {
+		return "", err
+	}
+	if err := CheckName(c.Name); err != nil { // the trimmed name, as AddWorkflow checks it
 		return "", err
 	}
 	to = c.Name
