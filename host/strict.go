@@ -94,14 +94,14 @@ func decodeObject(data []byte, v any) error {
 	err := jsonv2.Unmarshal(data, v, strictOpts)
 	var se *jsonv2.SemanticError
 	if errors.As(err, &se) && errors.Is(se.Err, jsonv2.ErrUnknownName) {
-		key, at := se.JSONPointer.LastToken(), string(se.JSONPointer.Parent())
-		if at == "" {
-			at = "/"
+		key, where := se.JSONPointer.LastToken(), ""
+		if at := se.JSONPointer.Parent(); at != "" {
+			where = " in " + string(at) // a JSON pointer: /steps/0
 		}
 		if name := foldedField(se.GoType, key); name != "" {
-			return fmt.Errorf("key %q in %s: keys are case-sensitive; did you mean %q?", key, at, name)
+			return fmt.Errorf("field %q%s: keys are case-sensitive; did you mean %q?", key, where, name)
 		}
-		return fmt.Errorf("unknown key %q in %s", key, at)
+		return fmt.Errorf("unknown field %q%s", key, where)
 	}
 	return err
 }
