@@ -140,12 +140,17 @@ func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	return fs, home
 }
 
-// parse parses args; on failure it returns the exit code (0 for --help, 2 for a bad flag).
+// parse parses args; on failure it returns the exit code (0 for --help, 2 for a bad flag
+// or an empty --home).
 func parse(fs *flag.FlagSet, args []string) (int, bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0, false
 		}
+		return 2, false
+	}
+	if host.HomeFlagEmpty(fs) {
+		fmt.Fprintf(fs.Output(), "%s: --home is empty: name a folder, or leave --home out for the default home\n", fs.Name())
 		return 2, false
 	}
 	return 0, true

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fsnotify/fsnotify"
 
@@ -148,6 +150,8 @@ func Command(args []string, opts Options, stdout, stderr io.Writer, stop <-chan 
 		return exitUsage // the flag package said what is wrong
 	case len(pos) != cmd.args:
 		return c.usageError(fmt.Sprintf("want %d argument(s), got %d", cmd.args, len(pos)))
+	case HomeFlagEmpty(fs):
+		return c.usageError("--home is empty: name a folder, or leave --home out for the default home")
 	}
 	if c.home == "" {
 		if c.home, err = DefaultHome(); err != nil {
@@ -165,6 +169,17 @@ func Command(args []string, opts Options, stdout, stderr io.Writer, stop <-chan 
 	}()
 	c.ctx = ctx
 	return cmd.do(c, pos)
+}
+
+// HomeFlagEmpty reports whether the parsed flag set fs was given --home with an empty
+// value (a usage error: it does not mean the default home).
+func HomeFlagEmpty(fs *flag.FlagSet) (empty bool) {
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "home" && f.Value.String() == "" {
+			empty = true
+		}
+	})
+	return empty
 }
 
 // parseMixed parses flags that may come before, between or after the positional
@@ -235,6 +250,7 @@ func (c *cli) table(rows [][]string) {
 func (c *cli) open(start bool) (*Window, error) {
 	opts := c.opts
 	opts.NoScheduler, opts.NoWait = true, true
+	opts.MustExist = true // a command never makes a home: there is nothing in a new one to read, run or cancel
 	w, err := Open(c.home, opts)
 	if err != nil || !start {
 		return w, err
@@ -252,9 +268,9 @@ func (c *cli) openToRead() (*Window, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p := w.Status().Problem; p != "" {
+	if err := w.unreadable(); err != nil {
 		w.Close()
-		return nil, errors.New(p)
+		return nil, err
 	}
 	return w, nil
 }
@@ -310,7 +326,7 @@ func (c *cli) run(args []string) int {
 		ForwardedTo: intOf(reply["forwarded_to"])}
 	switch {
 	case !c.json:
-		fmt.Fprintf(c.stdout, "run %s of %s %s%s\n", res.ID, res.Workflow, res.Status, sentTo(res.ForwardedTo))
+		fmt.Fprintf(c.stdout, "run %s of %s %s%s\n", res.ID, shown(res.Workflow), res.Status, sentTo(res.ForwardedTo))
 	case !c.wait:
 		c.printJSON(res)
 	}
@@ -342,7 +358,7 @@ func (c *cli) waitFor(w *Window, id string, forwardedTo int) int {
 		c.printJSON(res)
 	} else {
 		fmt.Fprint(c.stdout, res.LogTail)
-		fmt.Fprintf(c.stdout, "run %s of %s %s after %s\n", r.ID, r.Workflow, r.Status, human(r.Duration(time.Now())))
+		fmt.Fprintf(c.stdout, "run %s of %s %s after %s\n", r.ID, shown(r.Workflow), r.Status, human(r.Duration(time.Now())))
 		if r.LogCut != nil {
 			fmt.Fprintf(c.stderr, "%s: run %s: %s\n", c.name, r.ID, r.LogCut)
 		}
@@ -351,7 +367,7 @@ func (c *cli) waitFor(w *Window, id string, forwardedTo int) int {
 		return exitOK
 	}
 	if !c.json {
-		fmt.Fprintf(c.stderr, "%s: run %s of %s %s: %s\n", c.name, r.ID, r.Workflow, r.Status, orNone(r.Error, "no reason recorded"))
+		fmt.Fprintf(c.stderr, "%s: run %s of %s %s: %s\n", c.name, r.ID, shown(r.Workflow), r.Status, shown(orNone(r.Error, "no reason recorded")))
 	}
 	return exitFail
 }
@@ -385,7 +401,7 @@ func (c *cli) cancel(args []string) int {
 	if c.json {
 		c.printJSON(res)
 	} else {
-		fmt.Fprintf(c.stdout, "run %s of %s cancelled%s\n", r.ID, r.Workflow, sentTo(res.ForwardedTo))
+		fmt.Fprintf(c.stdout, "run %s of %s cancelled%s\n", r.ID, shown(r.Workflow), sentTo(res.ForwardedTo))
 	}
 	return c.settle(w)
 }
@@ -665,7 +681,7 @@ func (c *cli) workflows([]string) int {
 	}
 	rows := [][]string{{"WORKFLOW", "STEPS", "LANE", "ON OWNER LOST", "RUNNING", "QUEUED", "LAST RUN"}}
 	for _, r := range list {
-		rows = append(rows, []string{r.Name, strconv.Itoa(r.Steps), laneText(r.MaxConcurrent), r.OnOwnerLost,
+		rows = append(rows, []string{shown(r.Name), strconv.Itoa(r.Steps), laneText(r.MaxConcurrent), r.OnOwnerLost,
 			strconv.Itoa(r.Running), strconv.Itoa(r.Queued), strings.TrimSpace(r.LastRun + " " + r.LastStatus)})
 	}
 	c.table(rows)
@@ -719,7 +735,7 @@ func (c *cli) runs([]string) int {
 		if !r.Started.IsZero() {
 			started, took = human(now.Sub(r.Started))+" ago", human(r.Duration(time.Now()))
 		}
-		rows = append(rows, []string{r.ID, r.Workflow, r.Status, started, took, r.Task, runNote(r)})
+		rows = append(rows, []string{r.ID, shown(r.Workflow), r.Status, started, took, shown(r.Task), shown(runNote(r))})
 	}
 	c.table(rows)
 	return exitOK
@@ -827,6 +843,18 @@ func human(d time.Duration) string {
 		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// shown is s as the command line prints a name, task or error that came from a home:
+// as it is when every character is printable, else quoted with Go's escapes
+// (strconv.Quote), so a control character, an ESC sequence, a newline or a bidirectional
+// override in a name an older home holds is seen, not obeyed by the terminal, and no
+// column breaks.
+func shown(s string) string {
+	if utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 func plural(n int, one, many string) string {

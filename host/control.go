@@ -9,7 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"sync"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"baton/store"
 	"baton/workflow"
@@ -121,20 +125,38 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
-// ParseRequest decodes one request line; it returns an error naming what is wrong.
+// ParseRequest decodes one request line strictly (strict.go): one JSON object, valid
+// UTF-8, every key once, known keys spelled exactly (unknown keys are ignored). It returns
+// an error naming what is wrong; the request returned is never nil, and with an error it
+// carries the line's "id" when that is unambiguous (lineID), so the refusal can echo it.
 func ParseRequest(line []byte) (*Request, error) {
-	var req Request
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(&req); err != nil {
-		return &req, fmt.Errorf("request is not a valid JSON object: %v", err) // a field of the wrong type leaves the id decoded
+	req, err := parseRequest(line)
+	if err != nil {
+		req.ID = lineID(line)
 	}
-	if dec.More() {
-		return &req, errors.New("trailing data after the JSON object")
+	return req, err
+}
+
+func parseRequest(line []byte) (*Request, error) {
+	req := &Request{}
+	v, err := checkValue(line)
+	if err != nil {
+		return req, fmt.Errorf("request is %w", err)
+	}
+	var members map[string]jsontext.Value
+	if v.Kind() != '{' || jsonv2.Unmarshal(v, &members) != nil {
+		return req, errors.New("request is not a JSON object")
+	}
+	if err := checkKeyCase(members, reflect.TypeFor[Request]()); err != nil {
+		return req, fmt.Errorf("request: %w", err)
+	}
+	if err := jsonv2.Unmarshal(v, req, lenientKeys); err != nil {
+		return req, fmt.Errorf("request is not valid: %v", err)
 	}
 	if req.Op == "" {
-		return &req, errors.New("request has no \"op\"")
+		return req, errors.New("request has no \"op\"")
 	}
-	return &req, nil
+	return req, nil
 }
 
 // handleLine answers one request and reports whether it was a shutdown.
@@ -167,7 +189,9 @@ func (c *Control) handleLine(line []byte) bool {
 // does not write; without Forward a reader refuses it (read_only).
 func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, error) {
 	w := c.w
-	if req.Forward && forwardable[req.Op] && w.currentTerm() == nil {
+	// A window that cannot write its home (a read-only file system) cannot forward either:
+	// refused below, saying why.
+	if req.Forward && forwardable[req.Op] && w.currentTerm() == nil && w.readOnly == "" {
 		if unsafe := w.unsafeHome(); unsafe != nil { // no window writes an unsafe home
 			return nil, &ReadOnlyError{Role: w.Role(), Problem: unsafe.Error()}
 		}
@@ -302,9 +326,7 @@ func decodeWorkflow(raw json.RawMessage) (store.Workflow, error) {
 	if len(raw) == 0 {
 		return def, fmt.Errorf("%w: missing \"workflow\" object", workflow.ErrInvalid)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&def); err != nil {
+	if err := decodeObject(raw, &def); err != nil {
 		return def, fmt.Errorf("%w: workflow: %v", workflow.ErrInvalid, err)
 	}
 	return def, nil
@@ -316,9 +338,7 @@ func decodeSchedule(raw json.RawMessage) (store.Schedule, error) {
 		return s, fmt.Errorf("%w: missing \"schedule\" object", workflow.ErrInvalid)
 	}
 	var in scheduleInput
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
+	if err := decodeObject(raw, &in); err != nil {
 		return s, fmt.Errorf("%w: schedule: %v", workflow.ErrInvalid, err)
 	}
 	return in.toSchedule(), nil
@@ -399,8 +419,10 @@ func errReply(id json.RawMessage, code, msg string) map[string]any {
 	return map[string]any{"id": rawOrNull(id), "ok": false, "code": code, "error": msg}
 }
 
+// rawOrNull is the id a reply echoes: id as it came, or null. An id is always from a line
+// ParseRequest checked; one that is not valid UTF-8 or JSON is never echoed raw.
 func rawOrNull(id json.RawMessage) any {
-	if len(id) == 0 {
+	if len(id) == 0 || !jsontext.Value(id).IsValid() { // UTF-8, no lone surrogate, no duplicate key
 		return nil
 	}
 	return id

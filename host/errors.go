@@ -12,6 +12,13 @@ var (
 	// ErrUnsafeHome is returned by Open when the home folder is a symlink, owned by another
 	// user or writable by others.
 	ErrUnsafeHome = errors.New("unsafe home folder")
+	// ErrNoHome is returned by Open with Options.MustExist when the folder holds no home
+	// (it is missing, or holds nothing of Baton's): a command that only reads never makes one.
+	ErrNoHome = errors.New("no home")
+	// ErrNotHome is returned by Open when --home names a folder that cannot be a home: a
+	// system folder (/, /dev, /proc, /sys) or a folder that holds other things but nothing
+	// of Baton's.
+	ErrNotHome = errors.New("not a Baton home")
 	// ErrClosed is returned by every method after Close.
 	ErrClosed = errors.New("window is closed")
 	// ErrBusy is returned by BecomeWriter when the window is not a reader: a takeover is

@@ -784,17 +784,13 @@ func readCapped(path string) ([]byte, error) {
 	return data, err
 }
 
-// decodeStrict decodes exactly one JSON object with no unknown fields into v.
+// decodeStrict decodes exactly one JSON object with no unknown fields into v, strictly
+// (strict.go: no duplicate or case-folded keys, valid UTF-8 only).
 func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
+	if len(bytes.TrimSpace(data)) == 0 || bytes.TrimSpace(data)[0] != '{' {
+		return errors.New("not a JSON object")
 	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON object")
-	}
-	return nil
+	return decodeObject(data, v)
 }
 
 // decodeForwardRequest decodes the request file of id, which is untrusted input: one JSON

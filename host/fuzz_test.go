@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // FuzzParseRequest: any line gives a request or an error, never a panic; an accepted
@@ -57,6 +60,10 @@ func FuzzControlLines(f *testing.F) {
 			"{\"id\":\"s\",\"op\":\"shut\\u0064own\"}\n{\"id\":\"after\",\"op\":\"status\"}\n",
 		// A field of the wrong type in an object that has an id: the reply still carries it.
 		"{\"id\":8,\"op\":\"history\",\"limit\":\"ten\"}\n{\"id\":9,\"op\":7}\n",
+		// Strictness: duplicate and case-folded keys, bytes that are not UTF-8 (never echoed).
+		"{\"id\":\"\\ud800\",\"op\":\"status\"}\n{\"id\":16,\"op\":\"status\",\"task\":\"\\udc00\"}\n" +
+			"{\"id\":10,\"op\":\"status\",\"op\":\"shutdown\"}\n{\"id\":11,\"OP\":\"shutdown\"}\n{\"id\":12,\"Id\":13,\"op\":\"status\"}\n" +
+			"{\"id\":\"\xff\xfe\",\"op\":\"status\"}\n{\"id\":14,\"op\":\"status\",\"task\":\"\xc3\"}\n{\"id\":15,\"id\":15,\"op\":\"status\"}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -98,6 +105,9 @@ func FuzzControlLines(f *testing.F) {
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for sc.Scan() {
 			var m map[string]json.RawMessage
+			if !utf8.Valid(sc.Bytes()) {
+				t.Fatalf("output line is not valid UTF-8: %q", sc.Text())
+			}
 			if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m == nil {
 				t.Fatalf("output line is not a JSON object: %q", sc.Text())
 			}
@@ -132,16 +142,51 @@ func FuzzControlLines(f *testing.F) {
 	})
 }
 
-// requestID is the id a reply to line must echo: the "id" member (as encoding/json
-// matches keys) of the line's first JSON value if that is an object, else null.
+// requestID is the id a reply to line must echo: the "id" member (encoding/json's
+// reading) of the line's first JSON value if that is an object, the line is valid UTF-8,
+// and the object has exactly one key that is "id" in any case, spelled "id" (strict
+// decoding never echoes an ambiguous id); else null.
 func requestID(t *testing.T, line []byte) any {
 	var probe struct {
 		ID json.RawMessage `json:"id"`
 	}
+	if !utf8.Valid(line) || idKeys(line) != 1 {
+		return nil
+	}
 	if err := json.NewDecoder(bytes.NewReader(line)).Decode(&probe); err != nil || len(probe.ID) == 0 {
 		return nil
 	}
+	if !jsontext.Value(probe.ID).IsValid() { // a lone surrogate escape or a duplicate key inside the id
+		return nil
+	}
 	return jsonValue(t, probe.ID)
+}
+
+// idKeys counts the keys of the object that starts line that are "id" in any case; a key
+// that is not spelled "id" counts twice (it makes the id ambiguous).
+func idKeys(line []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return 0
+	}
+	n := 0
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		if key, _ := tok.(string); strings.EqualFold(key, "id") {
+			n++
+			if key != "id" {
+				n++
+			}
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return 0
+		}
+	}
+	return n
 }
 
 // jsonValue decodes raw for comparison, keeping numbers as written (an echo keeps them).

@@ -46,6 +46,9 @@ func (w *Window) RequestWrite(ctx context.Context) (uint64, error) {
 	if t := w.currentTerm(); t != nil {
 		return t.epoch, nil
 	}
+	if w.readOnly != "" {
+		return 0, &ReadOnlyError{Role: w.Role(), Problem: w.readOnly}
+	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, HandoverTimeout)

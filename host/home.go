@@ -1,9 +1,11 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"baton/store"
@@ -21,35 +23,107 @@ func DefaultHome() (string, error) {
 	return filepath.Join(d, "baton"), nil
 }
 
-// PrepareHome creates the home folder (0700) if missing and refuses one that is a
-// symlink, not a folder, or owned by another user. It withdraws any read or search access
-// of group and others from the folder (see withdrawAccess). It returns the absolute path.
-// What the folder holds is checked by checkHome: an unsafe entry makes the window
-// read-only, not a refusal, so that it can still say what is wrong.
-func PrepareHome(dir string) (string, error) {
+// PrepareHome creates the home folder (0700, made durable in its parent) if missing and
+// refuses one that is a symlink, not a folder, or owned by another user. It refuses a
+// system folder (/, /dev, /proc, /sys) and an existing folder that holds other things but
+// nothing of Baton's (ErrNotHome); an empty folder becomes a new home. It withdraws any
+// read or search access of group and others from the folder (see withdrawAccess). It
+// returns the absolute path. What the folder holds is checked by checkHome: an unsafe entry
+// makes the window read-only, not a refusal, so that it can still say what is wrong.
+func PrepareHome(dir string) (string, error) { return prepareHome(dir, false) }
+
+// prepareHome is PrepareHome; with mustExist it creates nothing, and a folder that is
+// missing or holds nothing of Baton's is ErrNoHome.
+func prepareHome(dir string, mustExist bool) (string, error) {
+	if dir == "" {
+		return "", fmt.Errorf("%w: the home folder is an empty path; name a folder", ErrNotHome)
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("home %q: %w", dir, err)
 	}
+	if systemFolders[abs] {
+		return "", fmt.Errorf("%w: %s is a system folder; point --home at a folder of your own", ErrNotHome, abs)
+	}
+	if _, err := os.Lstat(abs); errors.Is(err, os.ErrNotExist) && mustExist {
+		return "", fmt.Errorf("%w at %s", ErrNoHome, abs)
+	}
 	// The home's name is made durable in its parent even when it is there already: a
 	// process that died between the mkdir and that sync may have made it.
-	if err := store.MkdirDurable(abs); err != nil {
-		return "", fmt.Errorf("create home %s: %w", abs, err)
+	if !mustExist {
+		if err := store.MkdirDurable(abs); err != nil {
+			return "", fmt.Errorf("create home %s: %w", abs, err)
+		}
 	}
 	fi, err := os.Lstat(abs)
 	if err != nil {
 		return "", fmt.Errorf("home %s: %w", abs, err)
 	}
-	switch {
-	case fi.Mode()&os.ModeSymlink != 0:
-		return "", fmt.Errorf("%w: %s is a symlink; point --home at the real folder", ErrUnsafeHome, abs)
-	case !fi.IsDir():
-		return "", fmt.Errorf("%w: %s is not a folder", ErrUnsafeHome, abs)
-	case ownerOf(fi) != os.Geteuid():
-		return "", fmt.Errorf("%w: %s is owned by uid %d, not by you (uid %d)", ErrUnsafeHome, abs, ownerOf(fi), os.Geteuid())
+	if err := checkOwned(abs, fi, true); err != nil {
+		return "", err
+	}
+	if err := checkIsHome(abs, mustExist); err != nil {
+		return "", err
 	}
 	withdrawAccess(abs, fi)
 	return abs, nil
+}
+
+// systemFolders can never be a home: laying one out as a home (as root) would scatter
+// Baton's files through the system.
+var systemFolders = map[string]bool{"/": true, "/dev": true, "/proc": true, "/sys": true}
+
+// checkIsHome refuses a folder that holds entries but none of Baton's (ErrNotHome: a
+// mistyped --home must not turn someone's documents into a home); with mustExist, a
+// folder without any of Baton's entries, empty or not, is ErrNoHome. A damaged home that
+// lost workflows.json still holds others of Baton's entries, so recovery can reach it.
+func checkIsHome(abs string, mustExist bool) error {
+	f, err := os.Open(abs)
+	if err != nil {
+		return fmt.Errorf("home %s: %w", abs, err)
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("home %s: %w", abs, err)
+	}
+	for _, n := range names {
+		if batonEntry(n) {
+			return nil
+		}
+	}
+	switch {
+	case mustExist:
+		return fmt.Errorf("%w at %s", ErrNoHome, abs)
+	case len(names) > 0:
+		return fmt.Errorf("%w: %s is not empty and holds nothing of Baton's (such as %q); "+
+			"point --home at an empty or new folder, or at an existing home", ErrNotHome, abs, names[0])
+	}
+	return nil
+}
+
+// batonEntry reports whether name is one of the entries Baton makes in a home.
+func batonEntry(name string) bool {
+	for _, e := range homeEntries {
+		if e.name == name {
+			return true
+		}
+	}
+	return strings.HasPrefix(name, store.DamagedPrefix)
+}
+
+// checkOwned refuses a folder path (wantDir) or file that is a symlink, not owned by this
+// user, or writable by group or others.
+func checkOwned(path string, fi os.FileInfo, wantDir bool) error {
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("%w: %s is a symlink; point --home at the real folder", ErrUnsafeHome, path)
+	case wantDir && !fi.IsDir():
+		return fmt.Errorf("%w: %s is not a folder", ErrUnsafeHome, path)
+	case ownerOf(fi) != os.Geteuid():
+		return fmt.Errorf("%w: %s is owned by uid %d, not by you (uid %d)", ErrUnsafeHome, path, ownerOf(fi), os.Geteuid())
+	}
+	return nil
 }
 
 // networkFilesystems names the filesystems (by statfs magic number) on which flock does

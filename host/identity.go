@@ -1,6 +1,8 @@
 package host
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -30,9 +32,9 @@ func newIdentity() (store.Owner, error) {
 	return store.Owner{PID: pid, Start: start, Boot: proc.BootID(), Instance: uuid.NewString(), Since: time.Now().UTC()}, nil
 }
 
-// lockInstance creates and flocks instances/<id>.lock for the life of the window.
-func lockInstance(home string, self store.Owner) (*flock.Flock, error) {
-	dir := filepath.Join(home, InstancesDir)
+// lockInstance creates and flocks dir/<id>.lock (dir is home/instances, or the private
+// folder of a window on a home it cannot write) for the life of the window.
+func lockInstance(dir string, self store.Owner) (*flock.Flock, error) {
 	if err := store.MkdirDurable(dir); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -45,14 +47,89 @@ func lockInstance(home string, self store.Owner) (*flock.Flock, error) {
 	ok, err := fl.TryLock()
 	if err != nil || !ok {
 		_ = fl.Close()
-		return nil, fmt.Errorf("lock own instance file %s: %v", tmp, err)
+		if err == nil {
+			err = errors.New("held by another process")
+		}
+		return nil, fmt.Errorf("lock own instance file %s: %w", tmp, err)
 	}
-	if err := os.Rename(tmp, instancePath(home, self.Instance)); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, self.Instance+".lock")); err != nil {
 		_ = fl.Close()
 		_ = os.Remove(tmp)
 		return nil, fmt.Errorf("lock own instance file: %w", err)
 	}
 	return fl, nil
+}
+
+// cannotWrite reports whether err says the home's file system, or the home folder itself,
+// cannot be written: the window then only reads (see lockOwnInstance).
+func cannotWrite(err error) bool {
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)
+}
+
+// lockOwnInstance locks this window's liveness file: instances/<id>.lock in the home or,
+// when the home cannot hold it (a read-only mount: a backup snapshot, an image), in a
+// private folder of this user outside it (privateInstanceDir). It returns the lock, the
+// folder it is in and, for the second case, why the window only reads.
+//
+// Nothing but this window needs the evidence of a window that cannot write its home: it
+// can never take state.lock (it cannot even open it for writing), so it never writes,
+// never owns a run, is never named by a hand-over (asking for one writes a request file
+// into the home) and never forwards a request (same). Every check of another window's
+// liveness (ownerAlive, instanceGone, the cleaner) is about a writer, a run's owner, a
+// hand-over's target or a requester, all of which could write the home and so keep their
+// evidence in it. The private folder only keeps this window's identity as unique and
+// locked as any other's.
+func lockOwnInstance(home string, self store.Owner) (fl *flock.Flock, dir, readOnly string, err error) {
+	dir = filepath.Join(home, InstancesDir)
+	fl, err = lockInstance(dir, self)
+	if err == nil || !cannotWrite(err) {
+		return fl, dir, "", err
+	}
+	why := "the home folder " + home + " cannot be written"
+	if errors.Is(err, syscall.EROFS) {
+		why = "the home folder " + home + " is on a read-only file system"
+	}
+	pdir, perr := privateInstanceDir(home)
+	if perr != nil {
+		return nil, "", "", fmt.Errorf("%s, and no private folder can hold this window's liveness file: %w (%w)", why, perr, err)
+	}
+	if fl, err = lockInstance(pdir, self); err != nil {
+		return nil, "", "", err
+	}
+	cleanInstanceDir(pdir, self)
+	return fl, pdir, why + ": this window only reads", nil
+}
+
+// privateInstanceDir is where the windows of this user on a home they cannot write keep
+// their liveness files: $XDG_RUNTIME_DIR/baton/<home hash>, else the user cache folder's
+// baton/<home hash>; 0700 and this user's (a symlink or another's folder is refused).
+func privateInstanceDir(home string) (string, error) {
+	base := os.Getenv("XDG_RUNTIME_DIR")
+	if base == "" {
+		var err error
+		if base, err = os.UserCacheDir(); err != nil {
+			return "", err
+		}
+	}
+	sum := sha256.Sum256([]byte(home))
+	top := filepath.Join(base, "baton")
+	dir := filepath.Join(top, "instances-"+hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	for _, p := range []string{top, dir} {
+		fi, err := os.Lstat(p)
+		if err == nil {
+			err = checkOwned(p, fi, true)
+		}
+		if err == nil && fi.Mode().Perm()&0o022 != 0 {
+			err = fmt.Errorf("%w: %s is writable by others (mode %04o); run: chmod go-w %s", ErrUnsafeHome, p, fi.Mode().Perm(), p)
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
 }
 
 // procTag names process o in the names of the temp files it creates (proc.Tag).
@@ -107,7 +184,11 @@ func ownerAlive(home string, self store.Owner, o store.Owner) (bool, string) {
 // its flock, where a free lock proves nothing: it goes only when the process named by its
 // tag is gone.
 func cleanInstances(home string, self store.Owner) {
-	dir := filepath.Join(home, InstancesDir)
+	cleanInstanceDir(filepath.Join(home, InstancesDir), self)
+}
+
+// cleanInstanceDir is cleanInstances on a folder of instance files.
+func cleanInstanceDir(dir string, self store.Owner) {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		name := e.Name()

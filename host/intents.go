@@ -13,7 +13,7 @@ type Status struct {
 	Generation uint64 `json:"generation"`
 	WriterPID  int    `json:"writer_pid"`
 	Home       string `json:"home"`
-	Problem    string `json:"problem,omitempty"`
+	Problem    string `json:"problem,omitempty"` // why it cannot write: workflows.json unreadable, or a home it cannot write
 }
 
 // Status returns the window's role and what it knows of the document. Never blocks on I/O.
@@ -33,11 +33,21 @@ func (w *Window) Status() Status {
 	}
 	if w.problem != nil {
 		s.Problem = w.problem.Error()
+	} else if w.readOnly != "" {
+		s.Problem = w.readOnly
 	}
 	if w.unsafe != nil { // first: it is why nothing is written
 		s.Problem = w.unsafe.Error()
 	}
 	return s
+}
+
+// unreadable returns why workflows.json cannot be read, or nil (a window that only reads
+// because its home cannot be written reads all the same).
+func (w *Window) unreadable() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.problem
 }
 
 func (w *Window) writerPID() int { return w.Status().WriterPID }

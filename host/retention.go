@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -269,9 +268,7 @@ func setRetentionOp(ctx context.Context, in *Intents, name string, raw json.RawM
 		return nil, fmt.Errorf("%w: set_retention needs \"retention\": an object, or null for the defaults", workflow.ErrInvalid)
 	}
 	var r *store.Retention
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := decodeObject(raw, &r); err != nil {
 		return nil, fmt.Errorf("%w: retention: %v", workflow.ErrInvalid, err)
 	}
 	g, err := in.SetRetention(ctx, name, r)

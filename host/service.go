@@ -41,6 +41,8 @@ func (s *Intents) update(ctx context.Context, fn func(*store.Doc) error) (*store
 		e := &ReadOnlyError{Role: role, WriterPID: pid}
 		if problem != nil && held {
 			e.Problem = problem.Error()
+		} else if w.readOnly != "" {
+			e.Problem = w.readOnly
 		}
 		if unsafe := w.unsafeHome(); unsafe != nil {
 			e.Problem = unsafe.Error()

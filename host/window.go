@@ -41,6 +41,9 @@ type Options struct {
 	// NoWait makes Start take the lock only if it is free now; a window that does not get
 	// it stays a reader and never waits (tick --once).
 	NoWait bool
+	// MustExist makes Open refuse a folder that is not a home yet (ErrNoHome) instead of
+	// making it one: a command that only reads never creates a home.
+	MustExist bool
 }
 
 // Window is one Baton window on a home folder: a reader that follows the writer, or the
@@ -56,6 +59,11 @@ type Window struct {
 	ctx   context.Context
 	stop  context.CancelFunc
 	hub   hub
+
+	// instDir holds inst: home/instances, or a private folder when the home cannot be
+	// written, and then readOnly says why (set by Open, never changed): the window only
+	// reads, and says so as its problem.
+	instDir, readOnly string
 
 	mu        sync.Mutex // guards the fields below; role changes only through move
 	role      Role
@@ -108,7 +116,7 @@ func Open(home string, opts Options) (*Window, error) {
 			opts.Logf("warning: %v (a kill -9 of this window frees state.lock only after its memory)", err)
 		}
 	})
-	abs, err := PrepareHome(home)
+	abs, err := prepareHome(home, opts.MustExist)
 	if err != nil {
 		return nil, err
 	}
@@ -120,12 +128,12 @@ func Open(home string, opts Options) (*Window, error) {
 		return nil, err
 	}
 	store.SetProcessTag(procTag(self))
-	inst, err := lockInstance(abs, self)
+	inst, instDir, readOnly, err := lockOwnInstance(abs, self)
 	if err != nil {
 		return nil, err
 	}
-	w := &Window{home: abs, self: self, opts: opts, inst: inst, audit: store.NewAudit(abs), role: RoleOpening,
-		homePoke: make(chan struct{}, 1)}
+	w := &Window{home: abs, self: self, opts: opts, inst: inst, instDir: instDir, readOnly: readOnly,
+		audit: store.NewAudit(abs), role: RoleOpening, homePoke: make(chan struct{}, 1)}
 	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
 		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished, HoldReloads: knobs.holdReloads})
 	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
@@ -172,8 +180,10 @@ func (w *Window) Start() error {
 	if err := w.st.Watch(w.ctx, w.onFileChange); err != nil {
 		return err
 	}
-	if err := w.watchRequests(); err != nil {
-		return err
+	if w.readOnly == "" {
+		if err := w.watchRequests(); err != nil {
+			return err
+		}
 	}
 	go w.guardHome(w.homePoke)
 	// A save between Open's read and the watch being set up raised no event: look again.
@@ -182,7 +192,9 @@ func (w *Window) Start() error {
 	w.problem = err
 	w.mu.Unlock()
 	w.publish(doc)
-	if w.unsafeHome() != nil { // read-only, and not in the way: the lock is not even tried
+	// On a read-only file system it can never hold state.lock: it follows the home and
+	// reads. In an unsafe home it is read-only and not in the way: the lock is not tried.
+	if w.readOnly != "" || w.unsafeHome() != nil {
 		_, emit := w.move(RoleReader, nil, nil)
 		emit()
 		return nil
@@ -452,8 +464,11 @@ func (w *Window) Close() error {
 	// The identity ends before state.lock goes, so the next writer's takeover finds this
 	// window gone and adopts the runs it leaves going.
 	w.mu.Lock()
-	inst := w.inst
+	inst, id := w.inst, w.self.Instance
 	w.mu.Unlock()
+	if w.readOnly != "" {
+		_ = os.Remove(filepath.Join(w.instDir, id+".lock")) // a private file nobody else looks at
+	}
 	ierr := inst.Close()
 	if held && !waiting {
 		_ = w.lock.Close()
@@ -544,7 +559,7 @@ func (w *Window) retireIdentity() {
 	self, err := newIdentity()
 	if err == nil {
 		var inst *flock.Flock
-		if inst, err = lockInstance(w.home, self); err == nil {
+		if inst, err = lockInstance(w.instDir, self); err == nil {
 			w.mu.Lock()
 			if w.role == RoleClosed {
 				// Close came first (a command leaves as soon as its term ends): the old
@@ -554,7 +569,7 @@ func (w *Window) retireIdentity() {
 				// leave them unadopted. Closing it twice is harmless.
 				old := w.inst
 				w.mu.Unlock()
-				_ = os.Remove(instancePath(w.home, self.Instance))
+				_ = os.Remove(filepath.Join(w.instDir, self.Instance+".lock"))
 				_ = inst.Close()
 				_ = old.Close()
 				return

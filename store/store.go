@@ -805,7 +805,7 @@ func TempCreator(name string) (string, bool) {
 	return rest[j+1 : i], true
 }
 
-//
+// syncDir fsyncs folder dir, making the names created, renamed or removed in it durable.
 // It opens dir without the home's ownership checks (openFile): an fsync reads and writes
 // nothing of the folder's own, and the folder synced may be the home's parent (MkdirDurable),
 // which belongs to whoever made it (/tmp is everyone's).

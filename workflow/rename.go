@@ -11,7 +11,7 @@ import (
 // its history in d and its schedules go on under the new name. It returns the name
 // saved (to, trimmed).
 //
-// The new name follows the rules of any name (Normalize) and must not be another
+// The new name follows the rules of any name (Normalize, CheckName) and must not be another
 // workflow's (NameTaken); a change of case or spaces of the same name is allowed. A
 // rename to the very same name is store.ErrNoChange.
 //
@@ -30,6 +30,9 @@ func RenameWorkflow(d *store.Doc, from, to string) (string, error) {
 	c := w.Clone()
 	c.Name = to
 	if err := Normalize(&c); err != nil {
+		return "", err
+	}
+	if err := CheckName(c.Name); err != nil { // the trimmed name, as AddWorkflow checks it
 		return "", err
 	}
 	to = c.Name

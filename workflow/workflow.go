@@ -49,10 +49,13 @@ func NameTaken(d *store.Doc, name string) error {
 	return nil
 }
 
-// AddWorkflow adds a new definition to d. A name another workflow has (ignoring case and
-// surrounding spaces) is ErrConflict.
+// AddWorkflow adds a new definition to d. A name CheckName refuses is ErrInvalid; a name
+// another workflow has (ignoring case and surrounding spaces) is ErrConflict.
 func AddWorkflow(d *store.Doc, w store.Workflow) error {
 	if err := Normalize(&w); err != nil {
+		return err
+	}
+	if err := CheckName(w.Name); err != nil { // the trimmed name: surrounding spaces and tabs go
 		return err
 	}
 	if err := NameTaken(d, w.Name); err != nil {

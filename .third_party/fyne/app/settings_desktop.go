@@ -40,6 +40,14 @@ func watchFile(path string, callback func()) *fsnotify.Watcher {
 
 	go func() {
 		for event := range watcher.Events {
+			// Baton's patch: the folder is watched, and upstream ran callback for an event
+			// of any file in it. A window then reloaded the preferences on the events of
+			// another window's temp file (preferences are replaced atomically, see
+			// atomicFile), before its rename, and saved what it had just loaded, the old
+			// values, over the new ones. Only events of the watched file itself count.
+			if filepath.Clean(event.Name) != filepath.Clean(path) {
+				continue
+			}
 			if event.Op.Has(fsnotify.Remove) { // if it was deleted then watch again
 				watcher.Remove(path) // fsnotify returns false positives, see https://github.com/fsnotify/fsnotify/issues/268
 
