@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
+	"baton/workflow/proc"
 )
 
 // Benchmarks with real processes (the test binary re-run as headless windows, real

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"baton/host/proc"
 	"baton/store/storetest/forgetfs"
 	"baton/workflow"
+	"baton/workflow/proc"
 )
 
 // TestChaosPowerCuts is the chaos harness (chaos_test.go) with power cuts among its

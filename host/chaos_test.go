@@ -37,9 +37,9 @@ import (
 	"testing"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
+	"baton/workflow/proc"
 )
 
 const chaosSlots = 12 // workflows the client rewrites (registers with versions)

@@ -1,8 +1,8 @@
 package host
 
 import (
-	"baton/host/proc"
 	"baton/workflow"
+	"baton/workflow/proc"
 	"bufio"
 	"encoding/json"
 	"fmt"

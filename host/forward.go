@@ -18,9 +18,9 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
+	"baton/workflow/proc"
 )
 
 // Forwarding: a reader hands a write to the writer instead of refusing it.

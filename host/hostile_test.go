@@ -527,3 +527,14 @@ echo "$API_TOKEN" > ` + marks + `/seen; echo "$API_TOKEN" >&2; exit 3`
 		}
 	}
 }
+
+// needRoot skips a test that needs to run processes as another user.
+func needRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the other user's processes are started with SysProcAttr.Credential uid 65534")
+	}
+}
+
+// nobody is the uid (and gid) other-user tests run their processes as.
+const nobody = 65534

@@ -14,8 +14,8 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/google/uuid"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // InstancesDir holds one lock file per window: instances/<id>.lock, flocked by its window

@@ -20,15 +20,6 @@ import (
 	"baton/store"
 )
 
-const nobody = 65534
-
-// needRoot skips a test that needs to run processes as another user.
-func needRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: the other user's processes are started with SysProcAttr.Credential uid 65534")
-	}
-}
 
 // asOther runs sh -c script as uid/gid 65534 in /, with stdin, and returns its output
 // and error.

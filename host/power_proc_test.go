@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
 	"baton/store/storetest/forgetfs"
 	"baton/workflow"
+	"baton/workflow/proc"
 )
 
 // Power cuts, not only kill -9: a killed process loses nothing the kernel already has, so

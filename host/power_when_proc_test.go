@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
+	"baton/workflow/proc"
 )
 
 // Power cuts at named points, at random moments, during a tick and after a compaction,

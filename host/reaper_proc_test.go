@@ -14,9 +14,9 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
+	"baton/workflow/proc"
 )
 
 // The reaper with real processes: a headless writer child is killed with SIGKILL while a

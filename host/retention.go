@@ -12,9 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
+	"baton/workflow/proc"
 )
 
 // Retention in the writer: a pass, run from the writer's housekeeping loop (never inside a

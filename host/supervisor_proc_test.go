@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
+	"baton/workflow/proc"
 )
 
 // Runs that outlive windows, proven with real windows, real supervisors and kill -9.

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
+	"baton/workflow/proc"
 )
 
 // Takeover reports what one BecomeWriter did.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // readDisk reads the document of home (workflows.json and the frames of workflows.wal that

@@ -14,9 +14,9 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"baton/host/proc"
 	"baton/store"
 	"baton/workflow"
+	"baton/workflow/proc"
 )
 
 // tickProc is one `baton tick --once` child process.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // LockName is the writer's lock file in the home folder. It is never deleted.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 func TestRoleStateMachine(t *testing.T) {

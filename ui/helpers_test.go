@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"baton/host/proc"
+	"baton/workflow/proc"
 	"context"
 	"fmt"
 	"path/filepath"

@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // Updater applies fn to the newest document and saves it (store.Update behind the

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // The test binary plays the other processes of the supervisor tests, selected by

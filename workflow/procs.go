@@ -3,8 +3,8 @@ package workflow
 import (
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // The environment markers every step process carries (see proc.EnvRunID), so the reaper

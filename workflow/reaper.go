@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // Liveness decides, from evidence, whether the window o is alive. evidence says what was

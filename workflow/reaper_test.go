@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // The reaper's process evidence, each case with real processes: what /proc says decides,

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"baton/host/proc"
+	"baton/workflow/proc"
 )
 
 // Spare supervisors. Starting a supervisor costs its binary's exec and start-up (the app

@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // init lets this test binary be a spare supervisor (`__supervise --spare`), as the baton

@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // The window's side of supervisors: write a run's spec, start its supervisor and wait

@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // The supervisor: one small process per run, in its own session, the parent of the run's

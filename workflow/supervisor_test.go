@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // Supervisors with real processes: the test binary re-runs itself as the supervisor

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"baton/host/proc"
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // TestEndedTermKeepsUnrecordedEnds: a run that ends just as its writer's term ends (a

@@ -204,7 +204,7 @@ func TestKeeperFreesTheLockBeforeTheMemory(t *testing.T) {
 // this process wins it, with and without a teardown keeper, for a small and a
 // desktop-sized resident set:
 //
-//	go test -run '^$' -bench KillToLockFree -benchtime 20x ./host/proc/
+//	go test -run '^$' -bench KillToLockFree -benchtime 20x ./workflow/proc/
 func BenchmarkKillToLockFree(b *testing.B) {
 	for _, mb := range []int{16, 180} {
 		for _, keeper := range []bool{false, true} {
