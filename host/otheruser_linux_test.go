@@ -20,7 +20,6 @@ import (
 	"baton/store"
 )
 
-
 // asOther runs sh -c script as uid/gid 65534 in /, with stdin, and returns its output
 // and error.
 func asOther(script string, stdin []byte) (string, error) {
