@@ -80,6 +80,7 @@ func newEditor(m *Main) *Editor {
 	e := &Editor{m: m, Errors: map[string]*widget.Label{}}
 	e.Title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	e.Title.SizeName = theme.SizeNameSubHeadingText
+	e.Title.Truncation = fyne.TextTruncateEllipsis // the Name field below holds the whole name
 	e.Name = newScrollEntry(0, &e.scroll)
 	e.Name.SetPlaceHolder("e.g. backup photos")
 	e.MaxConcurrent = newScrollEntry(0, &e.scroll)
