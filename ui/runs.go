@@ -86,7 +86,9 @@ func (m *Main) updateRunRow(i widget.ListItemID, o fyne.CanvasObject) {
 // the live runs of the doc merged with the archived runs loaded from History, newest
 // first (view.History.List).
 func (m *Main) reindexRuns() {
+	m.runsTop, m.runsIn = m.runsAnchor()
 	m.runIdx = m.hist.List(m.runIdx, m.doc, m.historyQuery(), m.RunsFilter.Text)
+	m.runsDoc = m.doc
 	m.RunsCount.SetText(view.RunsCount(len(m.runIdx), len(m.doc.Runs), m.hist.Shown))
 }
 
@@ -106,6 +108,7 @@ func (m *Main) selectedRun() *store.Run { return m.hist.Find(m.doc, m.selRun) }
 // ShowRun selects run id (live, or archived and listed) and shows it in the Runs tab.
 func (m *Main) ShowRun(id string) {
 	m.selRun = id
+	m.revealRun = true
 	m.ShowTab("Runs")
 	m.render(nil)
 }

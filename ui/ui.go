@@ -106,25 +106,30 @@ type Main struct {
 	pend pending // from the watcher to the UI goroutine
 
 	// UI goroutine only.
-	doc       *store.Doc
-	st        host.Status
-	tk        host.Takeover
-	opened    time.Time
-	wfIdx     []int             // filtered indices into doc.Workflows
-	runIdx    []int             // filtered runs, newest first: indices into doc.Runs, or -(k+1) for hist.Runs[k] (view.History.List)
-	hist      view.History      // what the Runs tab loaded of the archive
-	lastOf    map[string]string // workflow name → status of its newest run
-	selWF     string            // selected workflow name ("" none)
-	selRun    string            // selected run id
-	syncing   bool              // selecting in a list from code, not from the person
-	entries   []view.Activity   // activity lines, newest first
-	notified  map[string]bool
-	writeable bool
-	autoOpen  bool // the first workflow was opened for the person
-	released  bool // the start's memory was given back (releaseStartupMemory)
-	ticks     int  // ticks applied on the UI goroutine (tests count them)
-	chartBox  fyne.CanvasObject
-	closeAsk  dialog.Dialog // the close confirmation while it is shown
+	doc          *store.Doc
+	st           host.Status
+	tk           host.Takeover
+	opened       time.Time
+	wfIdx        []int             // filtered indices into doc.Workflows
+	runIdx       []int             // filtered runs, newest first: indices into doc.Runs, or -(k+1) for hist.Runs[k] (view.History.List)
+	runsDoc      *store.Doc        // the snapshot runIdx indexes
+	runsTop      string            // the run at the top of the runs list's view before the last reindex (runsAnchor)
+	runsIn       float32           // how far into runsTop the view started
+	revealRun    bool              // the next render scrolls the runs list to the selected run
+	runRowHeight float32           // a row's height in the runs list (runStride)
+	hist         view.History      // what the Runs tab loaded of the archive
+	lastOf       map[string]string // workflow name → status of its newest run
+	selWF        string            // selected workflow name ("" none)
+	selRun       string            // selected run id
+	syncing      bool              // selecting in a list from code, not from the person
+	entries      []view.Activity   // activity lines, newest first
+	notified     map[string]bool
+	writeable    bool
+	autoOpen     bool // the first workflow was opened for the person
+	released     bool // the start's memory was given back (releaseStartupMemory)
+	ticks        int  // ticks applied on the UI goroutine (tests count them)
+	chartBox     fyne.CanvasObject
+	closeAsk     dialog.Dialog // the close confirmation while it is shown
 
 	// unattached attaches the content of each lazy tab not shown yet (lazyTab).
 	unattached map[*container.TabItem]func()
@@ -378,6 +383,7 @@ func (m *Main) render(evs []host.Event) {
 	m.Workflows.Refresh()
 	m.Runs.Refresh()
 	m.syncSelections()
+	m.keepRunsInPlace(m.runsTop, m.runsIn)
 	m.Editor.follow(m.doc)
 	m.renderRun()
 	m.renderPictures()

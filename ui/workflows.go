@@ -279,6 +279,7 @@ func (m *Main) RunSelected() {
 			return
 		}
 		m.selRun = id
+		m.revealRun = true
 		m.freshDoc()
 		m.Editor.setMessage(view.StartedText(id, to), widget.SuccessImportance)
 		m.render(nil)
