@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"baton/host"
 	"baton/store"
@@ -65,4 +66,37 @@ func widthsWith(t *testing.T, w *host.Window, m *Main, q *uiQueue, name string) 
 		widths[tab] = m.Win.Content().MinSize().Width
 	}
 	return widths
+}
+
+// TestWheelOverTheFocusedFieldScrollsTheForm (issue 22, bug 6): the wheel over the field
+// that has the focus scrolls the form, as over the others, while its text fits; a text
+// longer than the field still scrolls under the caret.
+func TestWheelOverTheFocusedFieldScrollsTheForm(t *testing.T) {
+	_, w, m, q := writerUI(t)
+	steps := make([]store.Step, 4)
+	for i := range steps {
+		steps[i] = store.Step{Argv: []string{"echo", "hi"}}
+	}
+	if _, err := w.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "tall", Steps: steps}); err != nil {
+		t.Fatal(err)
+	}
+	q.waitFor(t, "the workflow listed", func() bool { return m.Workflows.Length() == 1 })
+	m.OpenWorkflow("tall")
+	m.Win.Resize(fyne.NewSize(1000, 600))
+	relayout(m)
+	for _, en := range []*ScrollEntry{m.Editor.Steps[0].Args[1], m.Editor.Steps[0].Env, m.Editor.MaxConcurrent} {
+		m.Editor.scroll.ScrollToTop()
+		m.Win.Canvas().Focus(en)
+		test.Type(en, "1")
+		test.Scroll(m.Win.Canvas(), absPos(en).AddXY(10, 10), 0, -120)
+		if y := m.Editor.scroll.Offset.Y; y <= 0 {
+			t.Errorf("the wheel over the focused field %q left the editor at offset %v", en.Text, y)
+		}
+	}
+	arg := m.Editor.Steps[0].Args[1]
+	m.Win.Canvas().Focus(arg)
+	test.Type(arg, strings.Repeat(" and more", 30))
+	if arg.Scroll != fyne.ScrollBoth {
+		t.Errorf("a focused field with text longer than it has scroll %v, want its own scroller", arg.Scroll)
+	}
 }
