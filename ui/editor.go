@@ -175,14 +175,16 @@ func (e *Editor) load(w *store.Workflow) {
 	e.updateButtons()
 }
 
-// draftFrom opens an unsaved new workflow copied from w, named name.
-func (e *Editor) draftFrom(w *store.Workflow, name string) {
+// draftFrom opens an unsaved new workflow copied from w, named name. A copy of a
+// workflow (Duplicate) is something to lose; an untouched blank draft (blank) is not, so
+// leaving it asks nothing.
+func (e *Editor) draftFrom(w *store.Workflow, name string, blank bool) {
 	c := w.Clone()
 	c.Name = name
 	e.existing = ""
 	e.base = store.Workflow{}
 	e.fill(&c)
-	e.dirty = true
+	e.dirty = !blank
 	e.Title.SetText("New workflow")
 	e.Name.Enable()
 	e.setMessage("Not saved yet.", widget.MediumImportance)
@@ -275,6 +277,9 @@ func (e *Editor) changed() {
 	}
 	e.dirty = true
 	e.rev++
+	if !e.fixing && e.Message.Importance == widget.SuccessImportance {
+		e.setMessage("", widget.MediumImportance) // "Saved." is no longer true of what the form shows
+	}
 	e.check()
 	e.updateButtons()
 }

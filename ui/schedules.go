@@ -227,6 +227,9 @@ func (s *Schedules) changed() {
 		return
 	}
 	s.dirty = true
+	if s.id != "" {
+		s.Message.SetText(view.UnsavedText) // not "Saved." above the problems of an edit
+	}
 	s.check()
 	s.updateButtons()
 }

@@ -172,7 +172,7 @@ func (m *Main) NewWorkflow() {
 	m.askDiscard(func() {
 		m.selWF = ""
 		draft := view.NewWorkflow()
-		m.Editor.draftFrom(&draft, "")
+		m.Editor.draftFrom(&draft, "", true)
 		m.ShowTab("Workflow")
 		m.render(nil)
 		m.Win.Canvas().Focus(m.Editor.Name)
@@ -186,7 +186,7 @@ func (m *Main) DuplicateWorkflow() {
 		return
 	}
 	m.selWF = ""
-	m.Editor.draftFrom(w, view.CopyName(m.doc, w.Name))
+	m.Editor.draftFrom(w, view.CopyName(m.doc, w.Name), false)
 	m.render(nil)
 }
 

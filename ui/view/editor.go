@@ -324,6 +324,9 @@ func EmptyEditorText(msg string) string {
 	return msg + " Choose a workflow on the left, or make a new one (Ctrl+N)."
 }
 
+// UnsavedText is a form's message once the person edits what was saved.
+const UnsavedText = "Changed, not saved yet."
+
 // SavedText is the editor's message after a save; newer says the person typed since the
 // save began (their newer edits stay, unsaved).
 func SavedText(newer bool) string {
