@@ -5,10 +5,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -167,9 +165,6 @@ type RunView struct {
 	roleNote bool
 }
 
-// MaxLogShown caps the log text kept in the run view; older text scrolls away.
-const MaxLogShown = 256 << 10
-
 func newRunView(m *Main) *RunView {
 	v := &RunView{m: m, Title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		StatusIcon: widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), Status: widget.NewLabel(""),
@@ -231,7 +226,7 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 	v.body.Show()
 	if r.ID != v.id || r.Log != v.logPath {
 		v.id, v.logPath = r.ID, r.Log
-		v.LogPane.reset(logGone(r))
+		v.LogPane.open(r.Log, logGone(r))
 		v.logGen = v.m.tail.follow(r.Log)
 		v.setNote("")
 		v.roleNote = false
@@ -291,163 +286,10 @@ func (v *RunView) appendLog(c logChunk) {
 		return
 	}
 	if c.reset {
-		v.LogPane.reset("")
+		v.LogPane.resetAt(c.off, string(c.data))
+		return
 	}
 	v.LogPane.append(string(c.data))
-}
-
-// LogPane shows a run's log as it grows. It follows the end while the person is at the
-// bottom: scrolling up stops that, scrolling back down or End resumes it. Find shows only
-// the lines that hold its text, marked; Copy puts the whole log on the clipboard.
-type LogPane struct {
-	Grid  *widget.TextGrid
-	Find  *widget.Entry
-	Found *widget.Label // how many lines match Find
-	End   *widget.Button
-	Copy  *widget.Button
-
-	obj       fyne.CanvasObject
-	clipboard func() fyne.Clipboard
-	text      string // the log as read from the file, capped at MaxLogShown
-	// attached is set once the Runs tab, and with it Grid, is in the window. Before that
-	// only text follows the log: the grid's first refresh loads the monospace fonts (see
-	// lazyTab).
-	attached bool
-}
-
-// newLogPane returns a log pane whose grid shows the log once attach is called.
-func newLogPane(clipboard func() fyne.Clipboard) *LogPane {
-	p := &LogPane{Grid: widget.NewTextGrid(), Find: widget.NewEntry(), Found: widget.NewLabel(""), clipboard: clipboard}
-	p.Grid.Scroll = fyne.ScrollBoth
-	p.Find.SetPlaceHolder("Find: show only the lines with this text")
-	p.Find.ActionItem = widget.NewIcon(theme.SearchIcon())
-	p.Find.OnChanged = func(string) { p.show(); p.end() }
-	p.Found.SizeName = theme.SizeNameCaptionText
-	p.End = widget.NewButtonWithIcon("End", theme.MoveDownIcon(), p.end)
-	p.Copy = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { p.clipboard().SetContent(p.text) })
-	bar := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		container.NewHBox(p.Found, p.End, p.Copy), p.Find)
-	p.obj = container.NewBorder(bar, nil, nil, nil, p.Grid)
-	return p
-}
-
-// attach shows the log so far in the grid, from its end, when the Runs tab joins the
-// window. UI goroutine.
-func (p *LogPane) attach() {
-	if p.attached {
-		return
-	}
-	p.attached = true
-	p.reset(p.text)
-}
-
-// reset shows text alone, from its end.
-func (p *LogPane) reset(text string) {
-	p.text = text
-	p.show()
-	p.end()
-}
-
-// append adds text read from the log file and keeps the end in view if it was. Text that
-// does not end a line is continued by the next append, so adjacent lines stay adjacent
-// however the reads cut them. Past MaxLogShown the oldest lines go.
-func (p *LogPane) append(text string) {
-	follow := p.atBottom()
-	switch {
-	case len(p.text)+len(text) > MaxLogShown:
-		p.text = trimLog(p.text + text)
-		p.show()
-	case !p.attached:
-		p.text += text
-	case p.Find.Text != "":
-		p.text += text
-		p.show()
-	default:
-		// The grid's last row is the line the text so far left open (empty after a
-		// newline): it is parsed again with what continues it.
-		open := p.text[strings.LastIndexByte(p.text, '\n')+1:]
-		p.text += text
-		if n := len(p.Grid.Rows); n > 0 {
-			p.Grid.Rows = p.Grid.Rows[:n-1]
-		}
-		p.Grid.Append(open + text)
-	}
-	if follow {
-		p.end()
-	}
-}
-
-// trimLog keeps the newest half of MaxLogShown of all, from a line start.
-func trimLog(all string) string {
-	all = all[len(all)-MaxLogShown/2:]
-	if i := strings.IndexByte(all, '\n'); i >= 0 {
-		all = all[i+1:]
-	}
-	return all
-}
-
-// end scrolls to the last line. The grid's scroller takes the text's new size only when
-// it refreshes, which ScrollToBottom does after scrolling: when the text has just grown
-// past the view, the first call only takes the size and the second scrolls (Fyne 2.7).
-func (p *LogPane) end() {
-	if !p.attached {
-		return
-	}
-	p.Grid.ScrollToBottom()
-	p.Grid.ScrollToBottom()
-}
-
-// atBottom reports whether the grid shows the end of its text. The grid keeps its
-// scroll offset to itself; PositionForCursorLocation subtracts it.
-func (p *LogPane) atBottom() bool {
-	if !p.attached {
-		return true // attach shows the end
-	}
-	end := p.Grid.PositionForCursorLocation(len(p.Grid.Rows), 0).Y
-	row := end - p.Grid.PositionForCursorLocation(len(p.Grid.Rows)-1, 0).Y
-	return end <= p.Grid.Size().Height+row/2
-}
-
-// show puts the log in the grid: all of it, or while Find holds text only the lines that
-// hold it, ignoring case, with the text marked.
-func (p *LogPane) show() {
-	if !p.attached {
-		return
-	}
-	q := p.Find.Text
-	if q == "" {
-		p.Found.SetText("")
-		p.Grid.SetText(p.text)
-		return
-	}
-	var lines []string
-	for line := range strings.SplitSeq(p.text, "\n") {
-		if view.ContainsFold(line, q) {
-			lines = append(lines, line)
-		}
-	}
-	p.Found.SetText(view.FoundText(len(lines)))
-	p.Grid.SetText(strings.Join(lines, "\n"))
-	mark := &widget.CustomTextGridStyle{BGColor: theme.Color(theme.ColorNameSelection)}
-	runes := []rune(strings.ToLower(q))
-	for r, row := range p.Grid.Rows {
-		for c := 0; c+len(runes) <= len(row.Cells); c++ {
-			if cellsMatch(row.Cells[c:c+len(runes)], runes) {
-				p.Grid.SetStyleRange(r, c, r, c+len(runes)-1, mark)
-				c += len(runes) - 1
-			}
-		}
-	}
-}
-
-// cellsMatch reports whether cells read q, which is in lower case.
-func cellsMatch(cells []widget.TextGridCell, q []rune) bool {
-	for i, r := range q {
-		if unicode.ToLower(cells[i].Rune) != r {
-			return false
-		}
-	}
-	return true
 }
 
 // tail reads a run's log file as it grows. follow is called on the UI goroutine; read
@@ -463,11 +305,13 @@ type tail struct {
 type logChunk struct {
 	gen   uint64
 	data  []byte
-	reset bool // the text before data was skipped
+	off   int64 // where data starts in the file
+	reset bool  // the text before data was skipped: it is in the file, not read here
 }
 
-// MaxLogRead caps one read of the log; a large log starts at its last MaxLogRead bytes.
-const MaxLogRead = 64 << 10
+// MaxLogRead caps one read of the log; a large log starts at its last MaxLogRead bytes,
+// and the log pane pages in what is before as the person scrolls up (LogPane.earlier).
+const MaxLogRead = 1 << 20
 
 // follow points the tail at path ("" for none) and returns its generation.
 func (t *tail) follow(path string) uint64 {
@@ -506,7 +350,7 @@ func (t *tail) read() logChunk {
 	if n == 0 {
 		return logChunk{}
 	}
-	c.data = buf[:n]
+	c.data, c.off = buf[:n], off
 	t.mu.Lock()
 	if t.gen == gen {
 		t.off = off + int64(n)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"baton/host"
 	"baton/store"
@@ -227,4 +228,18 @@ func FoundText(n int) string {
 		return "no line matches"
 	}
 	return Plural(n, "line matches", "lines match")
+}
+
+// CopiedText says what Copy put on the clipboard: the selection or the whole log, in
+// lines and characters, and note (what part of a very long log it is).
+func CopiedText(text string, selection bool, note string) string {
+	lines := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		lines++
+	}
+	what := "Copied the whole log"
+	if selection {
+		what = "Copied the selection"
+	}
+	return fmt.Sprintf("%s: %s, %s%s", what, Plural(lines, "line", "lines"), Plural(utf8.RuneCountInString(text), "character", "characters"), note)
 }
