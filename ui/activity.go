@@ -14,13 +14,13 @@ import (
 // A line is cut to the list's width; selecting it shows it in full, wrapped over as many
 // lines as it needs, until another line is selected.
 func (m *Main) buildActivity() {
-	m.Activity = widget.NewList(func() int { return len(m.entries) }, newActivityRow,
+	m.Activity = NewKeyList(func() int { return len(m.entries) }, newActivityRow,
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i < len(m.entries) {
 				setActivityRow(o, m.entries[i])
 			}
 		})
-	m.Activity.OnSelected = func(i widget.ListItemID) {
+	m.Activity.OnPicked = func(i widget.ListItemID) {
 		if i >= len(m.entries) {
 			return
 		}

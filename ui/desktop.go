@@ -34,6 +34,11 @@ var DefaultSize = fyne.NewSize(1180, 760)
 // and the remembered window size.
 func (m *Main) installDesktop() {
 	m.Win.SetMainMenu(m.mainMenu())
+	m.Win.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) { // keys while nothing has the focus
+		if isMenuKey(ev) {
+			toggleMenu(m.Win.Content())
+		}
+	})
 	// Without a session bus there is no tray to talk to (and the tray library would
 	// print an error trying to start one).
 	if d, ok := m.App.(desktop.App); ok && hasSessionBus() {
@@ -106,6 +111,8 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 		item("Activity", key(fyne.Key5, ctl), func() { m.ShowTab("Activity") }),
 		fyne.NewMenuItemSeparator())
 	view.Items = append(view.Items, m.themeItems()...)
+	view.Items = append(view.Items, fyne.NewMenuItemSeparator(),
+		item("Menu bar (also F10, or Alt alone)", key(fyne.KeyF, fyne.KeyModifierAlt), func() { toggleMenu(m.Win.Content()) }))
 	help := fyne.NewMenu("Help",
 		fyne.NewMenuItem("Guide", m.showGuide),
 		fyne.NewMenuItem("Keyboard shortcuts", m.showShortcuts),

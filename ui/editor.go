@@ -519,3 +519,17 @@ func (se *StepEditor) card(i, n int) fyne.CanvasObject {
 	)
 	return widget.NewCard("", "", container.NewVBox(head, form))
 }
+
+// focusFirst gives the focus to the first field the person may type in: the name of a
+// new workflow, else the lane size. Enter on the workflow list comes here.
+func (e *Editor) focusFirst() {
+	if !e.open {
+		return
+	}
+	c := e.m.Win.Canvas()
+	if !e.Name.Disabled() {
+		c.Focus(e.Name)
+		return
+	}
+	c.Focus(e.MaxConcurrent)
+}

@@ -22,14 +22,16 @@ import (
 // bound to m.runIdx, which is rebuilt in place: a refresh allocates nothing per run and
 // only the visible rows are redrawn.
 func (m *Main) buildRuns() {
-	m.RunsFilter = widget.NewEntry()
+	m.RunsFilter = NewKeyEntry()
+	m.RunsFilter.OnDown = func() { m.focusList(m.Runs) }
+	m.RunsFilter.OnSubmitted = func(string) { m.focusList(m.Runs) }
 	m.RunsFilter.SetPlaceHolder("Filter runs by workflow, status, id or task")
 	m.RunsFilter.ActionItem = widget.NewIcon(theme.SearchIcon())
 	m.RunsFilter.OnChanged = func(string) { m.relistRuns() }
 	m.RunsCount = widget.NewLabel("")
 	m.RunsCount.SizeName = theme.SizeNameCaptionText
-	m.Runs = widget.NewList(func() int { return len(m.runIdx) }, newRunRow, m.updateRunRow)
-	m.Runs.OnSelected = func(i widget.ListItemID) {
+	m.Runs = NewKeyList(func() int { return len(m.runIdx) }, newRunRow, m.updateRunRow)
+	m.Runs.OnPicked = func(i widget.ListItemID) {
 		if m.syncing || i >= len(m.runIdx) {
 			return
 		}
@@ -37,6 +39,7 @@ func (m *Main) buildRuns() {
 		m.renderRun()
 	}
 	m.RunView = newRunView(m)
+	m.Runs.OnEnter = func() { m.Win.Canvas().Focus(m.RunView.LogPane.Select) }
 	m.buildHistory()
 }
 

@@ -16,7 +16,7 @@ import (
 // Schedules is the Schedules tab: a list with next due time, last outcome, policies and
 // paused state, and an editor with a preview of the next occurrences. UI goroutine only.
 type Schedules struct {
-	List      *widget.List
+	List      *KeyList
 	NewButton *widget.Button
 	Workflow  *widget.Select
 	// Repeat chooses between Every and Cron (view.RepeatChoices); only the chosen
@@ -63,12 +63,13 @@ func newSchedules(m *Main) *Schedules {
 	for _, k := range view.ScheduleFields {
 		s.Errors[k] = errLabel()
 	}
-	s.List = widget.NewList(func() int { return len(m.doc.Schedules) }, newScheduleRow, s.updateRow)
-	s.List.OnSelected = func(i widget.ListItemID) {
+	s.List = NewKeyList(func() int { return len(m.doc.Schedules) }, newScheduleRow, s.updateRow)
+	s.List.OnPicked = func(i widget.ListItemID) {
 		if i < len(m.doc.Schedules) && !m.syncing {
 			s.load(&m.doc.Schedules[i])
 		}
 	}
+	s.List.OnEnter = func() { m.Win.Canvas().Focus(s.Workflow) }
 	s.NewButton = widget.NewButtonWithIcon("New schedule", theme.ContentAddIcon(), s.newDraft)
 	s.Workflow = widget.NewSelect(nil, func(string) { s.changed() })
 	entry := func(ph string) *ScrollEntry {

@@ -59,6 +59,27 @@ func (e *ScrollEntry) FocusGained() {
 	e.focus = true
 	e.place()
 	e.Entry.FocusGained()
+	reveal(*e.outer, e)
+}
+
+// reveal scrolls s, if need be, so that o (inside it) is in view: Tab and Ctrl+N must
+// never leave the focus, and what is typed, in a field nobody sees.
+func reveal(s *container.Scroll, o fyne.CanvasObject) {
+	d := fyne.CurrentApp().Driver()
+	if s == nil || s.Content == nil || d.CanvasForObject(o) == nil {
+		return
+	}
+	top := d.AbsolutePositionForObject(o).Y - d.AbsolutePositionForObject(s.Content).Y // o's place in the content
+	off := s.Offset
+	switch h, view := o.Size().Height, s.Size().Height; {
+	case top < off.Y:
+		off.Y = top
+	case top+h > off.Y+view:
+		off.Y = top + h - view
+	default:
+		return
+	}
+	s.ScrollToOffset(off)
 }
 
 // FocusLost hands the wheel back to the form.
@@ -72,7 +93,14 @@ func (e *ScrollEntry) FocusLost() {
 func (e *ScrollEntry) TypedRune(r rune) { e.Entry.TypedRune(r); e.place() }
 
 // TypedKey handles key, then places the scroller as the text now needs.
-func (e *ScrollEntry) TypedKey(key *fyne.KeyEvent) { e.Entry.TypedKey(key); e.place() }
+func (e *ScrollEntry) TypedKey(key *fyne.KeyEvent) {
+	if isMenuKey(key) {
+		toggleMenu(e)
+		return
+	}
+	e.Entry.TypedKey(key)
+	e.place()
+}
 
 // TypedShortcut handles s (a paste may make the text long), then places the scroller.
 func (e *ScrollEntry) TypedShortcut(s fyne.Shortcut) { e.Entry.TypedShortcut(s); e.place() }

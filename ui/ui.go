@@ -77,24 +77,24 @@ type Main struct {
 	Tabs   *container.AppTabs
 	Footer *widget.Label
 
-	Search    *widget.Entry
-	Workflows *widget.List
+	Search    *KeyEntry
+	Workflows *KeyList
 	NewButton *widget.Button
 	Editor    *Editor
 	Chart     *DurationChart
 
-	RunsFilter   *widget.Entry
+	RunsFilter   *KeyEntry
 	RunsWorkflow *widget.Select // the workflow filter, also the HistoryQuery's
 	RunsStatus   *widget.Select // the status filter, also the HistoryQuery's
 	RunsCount    *widget.Label
-	Runs         *widget.List
+	Runs         *KeyList
 	RunsArchive  *widget.Label  // what is listed from the archive
 	RunsOlder    *widget.Button // loads the next page of History
 	RunsRecent   *widget.Button // drops the archived runs from the list
 	RunView      *RunView
 
 	Timeline  *Timeline
-	Activity  *widget.List
+	Activity  *KeyList
 	Schedules *Schedules
 
 	core Core
@@ -129,7 +129,8 @@ type Main struct {
 	released     bool // the start's memory was given back (releaseStartupMemory)
 	ticks        int  // ticks applied on the UI goroutine (tests count them)
 	chartBox     fyne.CanvasObject
-	closeAsk     dialog.Dialog // the close confirmation while it is shown
+	closeAsk     dialog.Dialog      // the close confirmation while it is shown
+	rename       *dialog.FormDialog // the last Rename dialog: tests answer it with keys
 
 	// unattached attaches the content of each lazy tab not shown yet (lazyTab).
 	unattached map[*container.TabItem]func()
@@ -157,7 +158,7 @@ func New(a fyne.App, core Core, opts Options) *Main {
 		tk: core.LastTakeover(), opened: opts.Now(), lastOf: map[string]string{}, notified: map[string]bool{},
 		unattached: map[*container.TabItem]func(){}}
 	if m.opts.Confirm == nil {
-		m.opts.Confirm = func(title, msg string, fn func(bool)) { dialog.ShowConfirm(title, msg, fn, m.Win) }
+		m.opts.Confirm = m.confirm
 	}
 	m.Win = a.NewWindow(view.WindowTitle(st))
 	m.Win.SetIcon(Icon)

@@ -17,13 +17,16 @@ import (
 
 // buildWorkflows creates the workflow list, its search field and the editor.
 func (m *Main) buildWorkflows() {
-	m.Search = widget.NewEntry()
+	m.Search = NewKeyEntry()
+	m.Search.OnDown = func() { m.focusList(m.Workflows) }
+	m.Search.OnSubmitted = func(string) { m.focusList(m.Workflows) }
 	m.Search.SetPlaceHolder("Search workflows")
 	m.Search.ActionItem = widget.NewIcon(theme.SearchIcon())
 	m.Search.OnChanged = func(string) { m.render(nil) }
 	m.NewButton = widget.NewButtonWithIcon("New", theme.ContentAddIcon(), m.NewWorkflow)
-	m.Workflows = widget.NewList(func() int { return len(m.wfIdx) }, newWorkflowRow, m.updateWorkflowRow)
-	m.Workflows.OnSelected = m.onWorkflowSelected
+	m.Workflows = NewKeyList(func() int { return len(m.wfIdx) }, newWorkflowRow, m.updateWorkflowRow)
+	m.Workflows.OnPicked = m.onWorkflowSelected
+	m.Workflows.OnEnter = func() { m.Editor.focusFirst() }
 	m.Editor = newEditor(m)
 	m.Chart = NewDurationChart()
 }
@@ -225,7 +228,7 @@ func (m *Main) RenameWorkflow() {
 	if from == "" || m.Editor.dirty || !m.writeable {
 		return
 	}
-	name := widget.NewEntry()
+	name := NewKeyEntry()
 	name.SetText(from)
 	items := []*widget.FormItem{widget.NewFormItem("New name", name)}
 	d := dialog.NewForm("Rename workflow", "Rename", "Cancel", items, func(ok bool) {
@@ -233,9 +236,12 @@ func (m *Main) RenameWorkflow() {
 			m.renameTo(from, name.Text)
 		}
 	}, m.Win)
+	name.OnSubmitted = func(string) { d.Submit() } // Enter renames
+	name.OnEscape = d.Hide
 	d.Resize(fyne.NewSize(420, 160))
 	d.Show()
 	m.Win.Canvas().Focus(name)
+	m.rename = d
 }
 
 // renameTo renames workflow from to to through the core; its runs, history and

@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"baton/host"
@@ -120,4 +121,16 @@ func AutoOpen(done, editorOpen bool, doc *store.Doc) *store.Workflow {
 		return nil
 	}
 	return &doc.Workflows[0]
+}
+
+// ConfirmBack is the button of a confirmation that does nothing.
+const ConfirmBack = "Go back"
+
+// ConfirmAction is the button of a confirmation that does what title asks: "Delete
+// workflow?" is confirmed by "Delete workflow", not by "Yes".
+func ConfirmAction(title string) string {
+	if a := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(title), "?")); a != "" {
+		return a
+	}
+	return "OK"
 }
