@@ -44,10 +44,7 @@ func (m *Main) buildHistory() {
 
 // runFilters is the row above the runs list: workflow, status, text, count.
 func (m *Main) runFilters() fyne.CanvasObject {
-	h := m.RunsWorkflow.MinSize().Height
-	selects := container.NewHBox(container.NewGridWrap(fyne.NewSize(170, h), m.RunsWorkflow),
-		container.NewGridWrap(fyne.NewSize(125, h), m.RunsStatus))
-	return container.NewBorder(nil, nil, selects, m.RunsCount, m.RunsFilter)
+	return container.New(filterRowLayout{}, m.RunsWorkflow, m.RunsStatus, m.RunsFilter, m.RunsCount)
 }
 
 // historyBar is the row under the runs list: what is loaded of the archive and the

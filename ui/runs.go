@@ -59,9 +59,7 @@ func newRunRow() fyne.CanvasObject {
 		l.Truncation = fyne.TextTruncateEllipsis
 	}
 	r.dur.SizeName, r.own.SizeName = theme.SizeNameCaptionText, theme.SizeNameCaptionText
-	right := container.NewHBox(container.NewGridWrap(fyne.NewSize(130, 30), r.bar),
-		container.NewGridWrap(fyne.NewSize(90, 30), r.dur), container.NewGridWrap(fyne.NewSize(150, 30), r.own))
-	r.content = container.NewBorder(nil, nil, r.icon, right, r.title)
+	r.content = container.New(runRowLayout{}, r.icon, r.title, r.bar, r.dur, r.own)
 	r.ExtendBaseWidget(r)
 	return r
 }
@@ -361,3 +359,10 @@ func (t *tail) read() logChunk {
 	t.mu.Unlock()
 	return c
 }
+
+// MinRunTitleWidth is the least a run row leaves its id and name: its other columns
+// (progress, duration, window) go, the window's first, before the name is squeezed.
+const MinRunTitleWidth = 140
+
+// MinFilterWidth is the least the runs filter box gets beside its two choices.
+const MinFilterWidth = 150
