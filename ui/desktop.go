@@ -222,9 +222,10 @@ func (m *Main) savedSize() fyne.Size {
 	return fyne.NewSize(view.RestoredSize(w, h))
 }
 
-// SaveWindowSize remembers the window size for this home folder. Fyne has no API for the
-// window position, so only the size is kept. UI goroutine.
+// SaveWindowSize remembers the window size and its split handles (saveSplits) for this
+// home folder. Fyne has no API for the window position, so it is not kept. UI goroutine.
 func (m *Main) SaveWindowSize() {
+	m.saveSplits()
 	s := m.Win.Canvas().Size()
 	if !view.WorthSaving(s.Width, s.Height) {
 		return

@@ -37,6 +37,8 @@ type LogPane struct {
 	base      int64  // where text starts in the file
 	text      string // the log as read from the file, from a line start, at most MaxLogShown
 	cut       bool   // text stops before the file's end (paged up past MaxLogShown): End reloads the end
+	endLine   string // the line shown after the log: how the run ended (view.EndLine); "" while it runs
+	endTone   view.Tone
 	// attached is set once the Runs tab, and with it Grid, is in the window. Before that
 	// only text follows the log: the grid's first refresh loads the monospace fonts (see
 	// lazyTab).
@@ -67,6 +69,7 @@ func newLogPane(clipboard func() fyne.Clipboard) *LogPane {
 	p.Earlier = widget.NewButtonWithIcon("Earlier", theme.MoveUpIcon(), func() { p.earlier() })
 	p.Earlier.Hide()
 	p.Select = newLogSelect(p)
+
 	bar := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		container.NewHBox(p.Found, p.Earlier, p.End, p.Copy), p.Find)
 	p.obj = container.NewBorder(bar, nil, nil, nil, container.NewStack(p.Grid, p.Select))
@@ -128,7 +131,7 @@ func (p *LogPane) append(text string) {
 		p.show()
 	case !p.attached:
 		p.text += text
-	case p.Find.Text != "":
+	case p.Find.Text != "" || p.endLine != "": // the end line stays last
 		p.text += text
 		p.show()
 	default:
@@ -236,6 +239,7 @@ func (p *LogPane) show() {
 	if q == "" {
 		p.Found.SetText("")
 		p.Grid.SetText(p.text)
+		p.showEnd()
 		return
 	}
 	all, note := p.whole()
@@ -341,4 +345,37 @@ func readTail(path string, limit int64) ([]byte, int64, error) {
 		}
 	}
 	return buf, off, nil
+}
+
+// setEnd ends the log shown with line, in the colour of the run's status ("" for none,
+// while the run is active). The line is not in the file: Copy and Find leave it out.
+func (p *LogPane) setEnd(line string, tone view.Tone) {
+	if line == p.endLine && tone == p.endTone {
+		return
+	}
+	p.endLine, p.endTone = line, tone
+	p.Select.clear()
+	p.show()
+}
+
+// showEnd adds the end line to the grid, coloured, when the grid shows the log's end.
+func (p *LogPane) showEnd() {
+	if p.endLine == "" || p.cut || p.Find.Text != "" {
+		return
+	}
+	if n := len(p.Grid.Rows); n > 0 && len(p.Grid.Rows[n-1].Cells) == 0 {
+		p.Grid.Rows = p.Grid.Rows[:n-1] // the empty row after the log's last newline
+	}
+	name := theme.ColorNameForeground
+	switch p.endTone {
+	case view.ToneError:
+		name = theme.ColorNameError
+	case view.ToneSuccess:
+		name = theme.ColorNameSuccess
+	case view.ToneWarning:
+		name = theme.ColorNameWarning
+	}
+	p.Grid.Append(p.endLine)
+	p.Grid.SetRowStyle(len(p.Grid.Rows)-1, &widget.CustomTextGridStyle{FGColor: theme.Color(name),
+		TextStyle: fyne.TextStyle{Bold: true, Monospace: true}})
 }

@@ -7,7 +7,7 @@ import (
 
 // Rows that give way in a small window.
 //
-// Why: at 640 by 480 a run row's fixed columns (progress 130, duration 90, window 150)
+// Why: at 640 by 480 a run row's fixed columns (progress, duration, window: 370 px)
 // took all its width and were drawn over the run's id and name, and the runs filters'
 // two fixed choices (170 and 125) left the filter box 69 px. Now a row drops its
 // columns, the window's first, before the name has less than MinRunTitleWidth, and the
@@ -15,7 +15,7 @@ import (
 
 // runColumns are the widths of a run row's columns after its title: progress, duration,
 // window.
-var runColumns = [3]float32{130, 90, 150}
+var runColumns = [3]float32{130, 120, 150}
 
 // runRowLayout lays out a run row: icon, title, then the columns that fit (runColumns),
 // each its own width; a column that does not fit is hidden.

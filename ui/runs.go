@@ -99,6 +99,7 @@ func (m *Main) runsPane() fyne.CanvasObject {
 	list := container.NewBorder(m.runFilters(), m.historyBar(), nil, nil, m.Runs)
 	split := container.NewVSplit(list, m.RunView.obj)
 	split.Offset = RunsSplit
+	m.runsSplit = split
 	return split
 }
 
@@ -159,6 +160,7 @@ type RunView struct {
 	obj     fyne.CanvasObject
 	body    fyne.CanvasObject
 	empty   *widget.Label
+	split   *container.Split // the run's facts above, its log below
 	id      string
 	logPath string
 	logGen  uint64
@@ -178,6 +180,7 @@ func newRunView(m *Main) *RunView {
 	v.Title.Wrapping = fyne.TextWrapWord
 	v.Error.Wrapping = fyne.TextWrapWord
 	v.Error.Importance = widget.DangerImportance
+	v.Error.TextStyle.Bold = true // how the run ended, where the eye lands first
 	v.Note.Importance = widget.WarningImportance
 	v.Note.Wrapping = fyne.TextWrapWord
 	v.Note.Hide()
@@ -194,8 +197,11 @@ func newRunView(m *Main) *RunView {
 	)
 	// The facts scroll in their own pane so that the log, below a handle the person can
 	// drag, gets most of the height.
-	split := container.NewVSplit(container.NewVScroll(container.NewVBox(head, v.Note, facts, v.Error)), v.LogPane.obj)
+	// How the run ended (Error: view.Outcome) comes first, under the title: the pane is
+	// small at the window's first size, and the error used to be at its bottom.
+	split := container.NewVSplit(container.NewVScroll(container.NewVBox(head, v.Error, v.Note, facts)), v.LogPane.obj)
 	split.Offset = LogSplit
+	v.split = split
 	v.body = split
 	v.obj = container.NewStack(v.empty, v.body)
 	v.body.Hide()
@@ -238,12 +244,16 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 	v.Status.SetText(f.Status)
 	v.Progress.Set(r.Status, f.Progress, f.Step)
 	v.Exit.SetText(f.Exit)
+	if msg := view.Outcome(r); msg != "" {
+		f.Error = msg
+	}
 	if f.Error != "" {
 		v.Error.SetText(f.Error)
 		v.Error.Show()
 	} else {
 		v.Error.Hide()
 	}
+	v.LogPane.setEnd(view.EndLine(r), view.StatusTone(r.Status))
 	v.Owner.SetText(f.Owner)
 	v.Supervisor.SetText(f.Supervisor)
 	if f.Supervisor != "" {

@@ -129,6 +129,8 @@ type Main struct {
 	released     bool // the start's memory was given back (releaseStartupMemory)
 	ticks        int  // ticks applied on the UI goroutine (tests count them)
 	chartBox     fyne.CanvasObject
+	mainSplit    *container.Split   // the sidebar beside the tabs
+	runsSplit    *container.Split   // the runs list above the run view
 	closeAsk     dialog.Dialog      // the close confirmation while it is shown
 	rename       *dialog.FormDialog // the last Rename dialog: tests answer it with keys
 
@@ -182,8 +184,10 @@ func New(a fyne.App, core Core, opts Options) *Main {
 	m.Tabs.OnSelected = m.tabSelected
 	split := container.NewHSplit(m.workflowsColumn(), m.Tabs)
 	split.Offset = 0.26
+	m.mainSplit = split
 	m.Win.SetContent(container.NewBorder(m.Role.obj, m.Footer, nil, nil, split))
 	m.installDesktop()
+	m.restoreSplits()
 	m.render(nil)
 	return m
 }

@@ -30,7 +30,7 @@ func RowOf(r *store.Run, self int, now time.Time) RunRow {
 		row.Title += " · " + r.Task
 	}
 	if d := RunDuration(r, now); d > 0 {
-		row.Duration = Human(d)
+		row.Duration = Clock(r.Started, now) + " · " + Human(d) // when it started, and for how long
 	} else {
 		row.Duration = r.Status
 	}
@@ -41,7 +41,7 @@ func RowOf(r *store.Run, self int, now time.Time) RunRow {
 // the row's icon and the bar's colour show, so that it fits the narrow bar.
 func rowStep(r *store.Run) string {
 	if r.Steps > 0 && (r.Status == store.StatusFailed || r.Status == store.StatusCancelled) {
-		return fmt.Sprintf("at step %d of %d", r.Step+1, r.Steps)
+		return fmt.Sprintf("%s at %d/%d", r.Status, r.Step+1, r.Steps) // the word, not only the colour
 	}
 	return StepText(r)
 }
