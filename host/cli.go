@@ -89,6 +89,12 @@ var commands = map[string]command{
 		fs.BoolVar(&c.follow, "follow", false, "keep printing the log until the run ends")
 	}, (*cli).logs},
 	"cancel": {"baton cancel RUN [--json] [--home DIR]", 1, nil, (*cli).cancel},
+	"export": {"baton export [WORKFLOW...] [--secrets] [--home DIR] > file.json", -1, func(fs *flag.FlagSet, c *cli) {
+		fs.BoolVar(&c.secrets, "secrets", false, "include secret environment values (left empty by default)")
+	}, (*cli).export},
+	"import": {"baton import FILE [--dry-run] [--json] [--home DIR]", 1, func(fs *flag.FlagSet, c *cli) {
+		fs.BoolVar(&c.dryRun, "dry-run", false, "only say what the import would add, change or conflict with")
+	}, (*cli).importFile},
 }
 
 // IsCommand reports whether name is a command-line subcommand (Command serves it).
@@ -97,7 +103,7 @@ func IsCommand(name string) bool { _, ok := commands[name]; return ok }
 // CommandUsage is the usage lines of every subcommand, one per line.
 func CommandUsage() string {
 	var b strings.Builder
-	for _, name := range []string{"run", "status", "workflows", "runs", "logs", "cancel"} {
+	for _, name := range []string{"run", "status", "workflows", "runs", "logs", "cancel", "export", "import"} {
 		fmt.Fprintf(&b, "       %s\n", commands[name].usage)
 	}
 	return b.String()
@@ -113,6 +119,7 @@ type cli struct {
 
 	home, task, workflow, runStatus string
 	json, wait, follow              bool
+	secrets, dryRun                 bool // export, import
 	limit                           int
 }
 
@@ -143,7 +150,7 @@ func Command(args []string, opts Options, stdout, stderr io.Writer, stop <-chan 
 		return exitOK
 	case err != nil:
 		return exitUsage // the flag package said what is wrong
-	case len(pos) != cmd.args:
+	case cmd.args >= 0 && len(pos) != cmd.args: // -1: any number
 		return c.usageError(fmt.Sprintf("want %d argument(s), got %d", cmd.args, len(pos)))
 	}
 	if c.home == "" {
