@@ -90,6 +90,9 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 		item("New workflow", key(fyne.KeyN, ctl), m.NewWorkflow),
 		item("Save", key(fyne.KeyS, ctl), m.Save),
 		fyne.NewMenuItemSeparator(),
+		item("Export workflows…", key(fyne.KeyE, ctl|shift), m.ExportFile),
+		item("Import workflows…", key(fyne.KeyI, ctl), m.ImportFile),
+		fyne.NewMenuItemSeparator(),
 		item("Open another window", key(fyne.KeyN, ctl|shift), m.OpenAnotherWindow),
 		fyne.NewMenuItemSeparator(),
 		quit)
