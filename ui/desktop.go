@@ -101,6 +101,7 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 		item("Duplicate", key(fyne.KeyD, ctl), m.DuplicateWorkflow),
 		item("Rename…", key(fyne.KeyE, ctl), m.RenameWorkflow),
 		item("Delete…", key(fyne.KeyDelete, ctl), m.DeleteWorkflow),
+		item("Undo delete", &fyne.ShortcutUndo{}, m.undoKey),
 		fyne.NewMenuItemSeparator(),
 		item("Search workflows", key(fyne.KeyF, ctl), func() { m.Win.Canvas().Focus(m.Search) }))
 	run := fyne.NewMenu("Run",
@@ -186,8 +187,14 @@ func shortcutLines(menu *fyne.MainMenu) []string {
 	width := 0
 	for _, mn := range menu.Items {
 		for _, it := range mn.Items {
-			if sc, ok := it.Shortcut.(*desktop.CustomShortcut); ok {
-				k := shortcutText(sc)
+			k := ""
+			switch sc := it.Shortcut.(type) {
+			case *desktop.CustomShortcut:
+				k = shortcutText(sc)
+			case *fyne.ShortcutUndo:
+				k = "Ctrl+Z"
+			}
+			if k != "" {
 				rows = append(rows, row{k, mn.Label + " › " + it.Label})
 				width = max(width, len(k))
 			}

@@ -170,6 +170,7 @@ func (s *Schedules) render() {
 
 func (s *Schedules) close(msg string) {
 	s.open, s.id, s.dirty = false, "", false
+	s.List.UnselectAll() // a row selected still would not open again when tapped
 	s.form.Hide()
 	s.Empty.Show()
 	s.Message.SetText(msg)
@@ -298,6 +299,7 @@ func (s *Schedules) save() {
 		return
 	}
 	isNew := s.id == ""
+	s.m.Undo.drop()
 	var saved store.Schedule
 	s.m.runAsync(func() error {
 		var err error
@@ -351,6 +353,10 @@ func (s *Schedules) delete() {
 	}
 	id := s.id
 	title, question := view.DeleteScheduleQuestion()
+	var gone store.Schedule
+	if sc := s.m.doc.Schedule(id); sc != nil {
+		gone = sc.Clone()
+	}
 	s.m.opts.Confirm(title, question, func(ok bool) {
 		if !ok {
 			return
@@ -360,6 +366,7 @@ func (s *Schedules) delete() {
 				s.Message.SetText(view.ErrText(err))
 				return
 			}
+			s.m.offerScheduleUndo(gone)
 			s.m.freshDoc()
 			s.close("Deleted.")
 			s.m.render(nil)

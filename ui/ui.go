@@ -76,6 +76,7 @@ type Main struct {
 	Role   *RoleBar
 	Tabs   *container.AppTabs
 	Footer *widget.Label
+	Undo   *UndoBar // says what was deleted, with Undo
 
 	Search    *KeyEntry
 	Workflows *KeyList
@@ -185,7 +186,8 @@ func New(a fyne.App, core Core, opts Options) *Main {
 	split := container.NewHSplit(m.workflowsColumn(), m.Tabs)
 	split.Offset = 0.26
 	m.mainSplit = split
-	m.Win.SetContent(container.NewBorder(m.Role.obj, m.Footer, nil, nil, split))
+	m.Undo = newUndoBar(m)
+	m.Win.SetContent(container.NewBorder(m.Role.obj, container.NewVBox(m.Undo.obj, m.Footer), nil, nil, split))
 	m.installDesktop()
 	m.restoreSplits()
 	m.render(nil)

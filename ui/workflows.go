@@ -200,6 +200,7 @@ func (m *Main) SaveWorkflow() {
 		return
 	}
 	isNew, rev := m.Editor.existing == "", m.Editor.rev
+	m.Undo.drop() // the person's next change: the delete before it stays
 	m.Editor.setMessage("Saving…", widget.MediumImportance)
 	m.runAsync(func() error {
 		var err error
@@ -250,6 +251,7 @@ func (m *Main) renameTo(from, to string) {
 	if !m.writeable {
 		return
 	}
+	m.Undo.drop()
 	m.runAsync(func() error { _, err := m.core.Intents().RenameWorkflow(context.Background(), from, to); return err }, func(err error) {
 		m.freshDoc()
 		w := m.doc.Workflow(strings.TrimSpace(to))
@@ -303,11 +305,13 @@ func (m *Main) DeleteWorkflow() {
 		if !ok {
 			return
 		}
+		before := m.doc
 		m.runAsync(func() error { _, err := m.core.Intents().DeleteWorkflow(context.Background(), name); return err }, func(err error) {
 			if err != nil {
 				m.Editor.setMessage(view.ErrText(err), widget.DangerImportance)
 				return
 			}
+			m.offerWorkflowUndo(before, name)
 			m.freshDoc()
 			m.selWF = ""
 			m.Editor.clear(view.DeletedText(name))
