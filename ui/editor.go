@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -532,4 +534,22 @@ func (e *Editor) focusFirst() {
 		return
 	}
 	c.Focus(e.MaxConcurrent)
+}
+
+// warnPrograms marks, after a save, each step whose program will not run as typed (a
+// whole command line, or a program not on PATH: view.ProgramWarnings), and says so above
+// the form. The save stands.
+func (e *Editor) warnPrograms() {
+	warns := view.ProgramWarnings(e.steps, func(p string) error { _, err := exec.LookPath(p); return err },
+		func(p string) error { _, err := os.Stat(p); return err })
+	n := 0
+	for k, msg := range warns {
+		if l := e.Errors[k]; l != nil && l.Text == "" {
+			setProblem(l, msg)
+			n++
+		}
+	}
+	if n > 0 {
+		e.setMessage(view.SavedButText(n), widget.WarningImportance)
+	}
 }

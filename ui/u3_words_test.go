@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,5 +49,33 @@ func TestNoContradictingWords(t *testing.T) {
 	m.Schedules.Every.SetText("soon")
 	if msg, prob := m.Schedules.Message.Text, m.Schedules.Problem.Text; prob == "" || msg == "Saved." {
 		t.Errorf("the schedule form says %q above %q", msg, prob)
+	}
+}
+
+// TestSaveFlagsAProgramThatWillNotRun (issue 22, daily use 4): saving a step whose
+// program is a whole command line, or not on PATH, saves and marks the step, offering
+// Split into arguments for the first.
+func TestSaveFlagsAProgramThatWillNotRun(t *testing.T) {
+	_, _, m, q := writerUI(t)
+	m.NewWorkflow()
+	m.Editor.Name.SetText("sync")
+	m.Editor.Steps[0].Args[0].SetText("rsync -a src dst")
+	test.Tap(m.Editor.AddStep)
+	m.Editor.Steps[1].Args[0].SetText("no-such-program-here")
+	test.Tap(m.Editor.AddStep)
+	m.Editor.Steps[2].Args[0].SetText("true")
+	m.SaveWorkflow()
+	q.waitFor(t, "the save", func() bool { return m.doc.Workflow("sync") != nil && m.Editor.existing == "sync" })
+	if got := m.Editor.Steps[0].ArgvError.Text; !strings.Contains(got, "whole command line") || !m.Editor.Steps[0].Split.Visible() {
+		t.Errorf("step 1 says %q (Split offered: %v)", got, m.Editor.Steps[0].Split.Visible())
+	}
+	if got := m.Editor.Steps[1].ArgvError.Text; !strings.Contains(got, "not on PATH") {
+		t.Errorf("step 2 says %q", got)
+	}
+	if got := m.Editor.Steps[2].ArgvError.Text; got != "" {
+		t.Errorf("step 3 (true) says %q", got)
+	}
+	if !strings.HasPrefix(m.Editor.Message.Text, "Saved, but 2 steps") {
+		t.Errorf("the message says %q", m.Editor.Message.Text)
 	}
 }

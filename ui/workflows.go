@@ -218,6 +218,9 @@ func (m *Main) SaveWorkflow() {
 		m.freshDoc()
 		m.selWF = def.Name
 		m.Editor.saved(m.doc.Workflow(def.Name), rev)
+		if rev == m.Editor.rev {
+			m.Editor.warnPrograms()
+		}
 		m.render(nil)
 	})
 }
