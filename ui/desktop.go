@@ -154,7 +154,7 @@ func openAnother(home string) error {
 }
 
 func (m *Main) showAbout() {
-	txt := widget.NewLabel(view.AboutText(Version, m.st))
+	txt := widget.NewLabel(view.AboutText(Version, m.st, m.doc))
 	txt.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustom("About Baton", "Close", txt, m.Win)
 	d.Resize(fyne.NewSize(460, 280))

@@ -122,7 +122,7 @@ func newEditor(m *Main) *Editor {
 	e.form = container.New(layout.NewFormLayout(),
 		widget.NewLabel("Name"), container.NewVBox(e.Name, errLine(e.Errors["name"])),
 		widget.NewLabel("Max concurrent"), container.NewVBox(e.MaxConcurrent, laneHint, errLine(e.Errors["max_concurrent"])),
-		widget.NewLabel("Window lost"), container.NewVBox(wrapped(view.OwnerLostTitle+":"), e.OnOwnerLost, e.OwnerLostHint, errLine(e.Errors["on_owner_lost"])),
+		widget.NewLabel("If its window dies"), container.NewVBox(wrapped(view.OwnerLostTitle+":"), e.OnOwnerLost, e.OwnerLostHint, errLine(e.Errors["on_owner_lost"])),
 		widget.NewLabel("Keep the newest"), container.NewVBox(container.NewBorder(nil, nil, nil, widget.NewLabel("runs"), e.KeepRuns), errLine(e.Errors["retention.keep_runs"])),
 		widget.NewLabel("Keep runs for"), container.NewVBox(e.KeepFor, hint("Finished runs beyond both limits leave the history. Empty: the default."), errLine(e.Errors["retention.keep_for"])),
 	)

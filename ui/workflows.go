@@ -38,7 +38,7 @@ func newWorkflowRow() fyne.CanvasObject {
 	name := widget.NewLabel("workflow name")
 	name.TextStyle.Bold = true
 	name.Truncation = fyne.TextTruncateEllipsis
-	detail := widget.NewLabel("3 steps · lane 1")
+	detail := widget.NewLabel("3 steps · runs one at a time")
 	detail.SizeName = theme.SizeNameCaptionText
 	detail.Truncation = fyne.TextTruncateEllipsis
 	text := container.NewVBox(name, compact(detail))

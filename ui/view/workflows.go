@@ -30,9 +30,18 @@ func LastStatuses(last map[string]string, doc *store.Doc) {
 	}
 }
 
-// WorkflowDetail is the small text of a workflow's row: "3 steps · lane 1".
+// WorkflowDetail is the small text of a workflow's row: "3 steps · runs one at a time".
 func WorkflowDetail(w *store.Workflow) string {
-	return fmt.Sprintf("%s · lane %d", Plural(len(w.Steps), "step", "steps"), w.MaxConcurrent)
+	return Plural(len(w.Steps), "step", "steps") + " · " + LaneText(w.MaxConcurrent)
+}
+
+// LaneText says how many runs of a workflow may go at once, in words: "runs one at a
+// time", "up to 3 runs at once".
+func LaneText(max int) string {
+	if max <= 1 {
+		return "runs one at a time"
+	}
+	return fmt.Sprintf("up to %d runs at once", max)
 }
 
 // CopyName is the name of a duplicate of workflow name: "name copy", else the first
@@ -73,11 +82,11 @@ func StartedText(id string, forwardedTo int) string {
 // DeletedText is the editor's empty state after workflow name was deleted here.
 func DeletedText(name string) string { return "Deleted " + name + "." }
 
-// Footer is the line at the bottom of the window.
+// Footer is the line at the bottom of the window. The document's generation and epoch
+// are details for Help › About (AboutText), not words for every day.
 func Footer(st host.Status, doc *store.Doc) string {
-	return fmt.Sprintf("%s · this window pid %d · generation %d · epoch %d · %s · %s",
-		st.Home, st.PID, doc.Generation, doc.Epoch,
-		Plural(len(doc.Workflows), "workflow", "workflows"), Plural(len(doc.Runs), "run", "runs"))
+	return fmt.Sprintf("%s · this window pid %d · %s · %s",
+		st.Home, st.PID, Plural(len(doc.Workflows), "workflow", "workflows"), Plural(len(doc.Runs), "run", "runs"))
 }
 
 // WindowTitle is the window's title.
