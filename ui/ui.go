@@ -77,6 +77,8 @@ type Main struct {
 	Tabs   *container.AppTabs
 	Footer *widget.Label
 	Undo   *UndoBar // says what was deleted, with Undo
+	// Failures says a run failed when the desktop shows no notifications.
+	Failures *FailureBar
 
 	Search    *KeyEntry
 	Workflows *KeyList
@@ -133,6 +135,7 @@ type Main struct {
 	mainSplit    *container.Split   // the sidebar beside the tabs
 	runsSplit    *container.Split   // the runs list above the run view
 	closeAsk     dialog.Dialog      // the close confirmation while it is shown
+	notifyItem   *fyne.MenuItem     // View › Notify when a run fails
 	rename       *dialog.FormDialog // the last Rename dialog: tests answer it with keys
 
 	// unattached attaches the content of each lazy tab not shown yet (lazyTab).
@@ -187,7 +190,8 @@ func New(a fyne.App, core Core, opts Options) *Main {
 	split.Offset = 0.26
 	m.mainSplit = split
 	m.Undo = newUndoBar(m)
-	m.Win.SetContent(container.NewBorder(m.Role.obj, container.NewVBox(m.Undo.obj, m.Footer), nil, nil, split))
+	m.Failures = newFailureBar(m)
+	m.Win.SetContent(container.NewBorder(m.Role.obj, container.NewVBox(m.Failures.obj, m.Undo.obj, m.Footer), nil, nil, split))
 	m.installDesktop()
 	m.restoreSplits()
 	m.render(nil)
@@ -441,13 +445,7 @@ func (m *Main) tick(chunk logChunk, entries []store.Entry, fresh bool) {
 // notify sends a desktop notification for each run that failed since the window opened
 // (view.FailureNotices decides which). UI goroutine.
 func (m *Main) notify(evs []host.Event) {
-	notices := view.FailureNotices(m.st, evs, m.doc, m.opened, m.notified)
-	if len(notices) > 0 && !canNotify(m.App) {
-		return // a desktop without a session bus: each try would only log an error
-	}
-	for _, n := range notices {
-		m.App.SendNotification(fyne.NewNotification(n.Title, n.Message))
-	}
+	m.tellFailures(view.FailureNotices(m.st, evs, m.doc, m.opened, m.notified))
 }
 
 // runAsync runs an intent off the UI goroutine and reports its error back on it.

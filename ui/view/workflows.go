@@ -95,6 +95,7 @@ func WindowTitle(st host.Status) string { return fmt.Sprintf("Baton — %s", st.
 // Notice is a desktop notification.
 type Notice struct {
 	Title, Message string
+	Run            string // the run it is about
 }
 
 // FailureNotices returns a notice for each run that the events evs say failed, that
@@ -118,7 +119,7 @@ func FailureNotices(st host.Status, evs []host.Event, doc *store.Doc, opened tim
 		if r.Error != "" {
 			msg += ": " + r.Error
 		}
-		out = append(out, Notice{Title: "Baton: a run failed", Message: msg})
+		out = append(out, Notice{Title: "Baton: a run failed", Message: msg, Run: r.ID})
 	}
 	return out
 }

@@ -98,7 +98,7 @@ func TestFailureNotices(t *testing.T) {
 	writer := host.Status{Role: host.RoleWriter}
 	notified := map[string]bool{}
 	got := FailureNotices(writer, evs, doc, opened, notified)
-	want := []Notice{{"Baton: a run failed", "Run r1 of w failed: exit code 1"}, {"Baton: a run failed", "Run r3 of v failed"}}
+	want := []Notice{{"Baton: a run failed", "Run r1 of w failed: exit code 1", "r1"}, {"Baton: a run failed", "Run r3 of v failed", "r3"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("notices %+v, want %+v", got, want)
 	}
