@@ -182,7 +182,7 @@ func New(a fyne.App, core Core, opts Options) *Main {
 		container.NewTabItemWithIcon("Workflow", theme.DocumentIcon(), m.workflowPane()),
 		m.lazyTab("Runs", theme.ListIcon(), m.runsPane(), m.RunView.LogPane.attach),
 		m.lazyTab("Timeline", theme.HistoryIcon(), m.timelinePane(), nil),
-		m.lazyTab("Schedules", theme.HistoryIcon(), m.Schedules.obj, nil),
+		m.lazyTab("Schedules", theme.CalendarIcon(), m.Schedules.obj, nil), // not the Timeline's clock
 		m.lazyTab("Activity", theme.InfoIcon(), m.Activity, nil),
 	)
 	m.Tabs.OnSelected = m.tabSelected
