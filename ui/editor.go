@@ -28,7 +28,12 @@ type StepEditor struct {
 	// /tmp"): it splits it into arguments as a shell would, without running one.
 	Split                             *widget.Button
 	ArgvError, TimeoutError, EnvError *widget.Label
-	removeArg                         []*widget.Button
+	// EnvMasked shows the environment with secret values masked (view.MaskedEnv), as
+	// the log does, until Reveal shows the field with the values; hidden when the step
+	// has no secret.
+	EnvMasked *widget.Label
+	Reveal    *widget.Button
+	removeArg []*widget.Button
 }
 
 // Editor edits one workflow definition. What the person types is kept in the editor
@@ -442,6 +447,23 @@ func (e *Editor) stepEditor(i int) *StepEditor {
 	se.Env.SetText(d.Env)
 	se.Env.SetPlaceHolder("NAME=value, one per line")
 	se.Env.OnChanged = func(s string) { e.steps[i].Env = s; e.changed() }
+	masked, secret := view.MaskedEnv(d.Env)
+	se.EnvMasked = widget.NewLabel(masked)
+	se.EnvMasked.TextStyle.Monospace = true
+	se.EnvMasked.Truncation = fyne.TextTruncateEllipsis
+	se.Reveal = widget.NewButtonWithIcon("Show values", theme.VisibilityIcon(), func() {
+		se.EnvMasked.Hide()
+		se.Reveal.Hide()
+		se.Env.Show()
+		e.m.Win.Canvas().Focus(se.Env)
+	})
+	se.Reveal.Importance = widget.LowImportance
+	if secret {
+		se.Env.Hide()
+	} else {
+		se.EnvMasked.Hide()
+		se.Reveal.Hide()
+	}
 	se.Split = widget.NewButtonWithIcon("Split into arguments", theme.ViewRestoreIcon(), func() {
 		if argv, ok := view.SplitCommand(e.steps[i].Argv); ok {
 			e.steps[i].Argv = argv
@@ -517,7 +539,7 @@ func (se *StepEditor) card(i, n int) fyne.CanvasObject {
 		widget.NewLabel("Command"), args,
 		widget.NewLabel("Timeout"), container.NewVBox(se.Timeout, errLine(se.TimeoutError)),
 		widget.NewLabel("Folder"), se.Dir,
-		widget.NewLabel("Environment"), container.NewVBox(se.Env, errLine(se.EnvError)),
+		widget.NewLabel("Environment"), container.NewVBox(container.NewBorder(nil, nil, nil, se.Reveal, se.EnvMasked), se.Env, errLine(se.EnvError)),
 	)
 	return widget.NewCard("", "", container.NewVBox(head, form))
 }

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"context"
 	"image/color"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -46,5 +48,28 @@ func TestTabIconsDistinct(t *testing.T) {
 			t.Errorf("%s and %s share the icon %s", other, it.Text, it.Icon.Name())
 		}
 		seen[it.Icon.Name()] = it.Text
+	}
+}
+
+// TestSecretMaskedInTheEditor (issue 22, daily use 9): a step's secret environment value
+// shows masked in the editor, as in the log, until Show values; other values show.
+func TestSecretMaskedInTheEditor(t *testing.T) {
+	_, w, m, q := writerUI(t)
+	def := store.Workflow{Name: "deploy", Steps: []store.Step{{Argv: []string{"true"}, Env: map[string]string{"API_TOKEN": "s3cret-value", "MODE": "fast"}}}}
+	if _, err := w.Intents().AddWorkflow(context.Background(), def); err != nil {
+		t.Fatal(err)
+	}
+	q.waitFor(t, "the workflow listed", func() bool { return m.Workflows.Length() == 1 })
+	m.OpenWorkflow("deploy")
+	se := m.Editor.Steps[0]
+	if se.Env.Visible() || !se.EnvMasked.Visible() || strings.Contains(se.EnvMasked.Text, "s3cret") || !strings.Contains(se.EnvMasked.Text, "MODE=fast") {
+		t.Fatalf("the editor shows %q (field shown: %v)", se.EnvMasked.Text, se.Env.Visible())
+	}
+	test.Tap(se.Reveal)
+	if !se.Env.Visible() || !strings.Contains(se.Env.Text, "API_TOKEN=s3cret-value") {
+		t.Errorf("Show values shows %q (shown: %v)", se.Env.Text, se.Env.Visible())
+	}
+	if m.Editor.dirty {
+		t.Error("showing the values counts as an edit")
 	}
 }
