@@ -115,6 +115,8 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 		item("Activity", key(fyne.Key5, ctl), func() { m.ShowTab("Activity") }),
 		fyne.NewMenuItemSeparator())
 	view.Items = append(view.Items, m.themeItems()...)
+	view.Items = append(view.Items, fyne.NewMenuItemSeparator())
+	view.Items = append(view.Items, m.newSortItems()...)
 	view.Items = append(view.Items, fyne.NewMenuItemSeparator(), m.newNotifyItem(), fyne.NewMenuItemSeparator(),
 		item("Menu bar (also F10, or Alt alone)", key(fyne.KeyF, fyne.KeyModifierAlt), func() { toggleMenu(m.Win.Content()) }))
 	help := fyne.NewMenu("Help",

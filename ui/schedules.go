@@ -18,7 +18,7 @@ import (
 type Schedules struct {
 	List      *KeyList
 	NewButton *widget.Button
-	Workflow  *widget.Select
+	Workflow  *FilterSelect // type to filter the workflows
 	// Repeat chooses between Every and Cron (view.RepeatChoices); only the chosen
 	// field shows.
 	Repeat     *widget.RadioGroup
@@ -71,7 +71,7 @@ func newSchedules(m *Main) *Schedules {
 	}
 	s.List.OnEnter = func() { m.Win.Canvas().Focus(s.Workflow) }
 	s.NewButton = widget.NewButtonWithIcon("New schedule", theme.ContentAddIcon(), s.newDraft)
-	s.Workflow = widget.NewSelect(nil, func(string) { s.changed() })
+	s.Workflow = NewFilterSelect(func(string) { s.changed() })
 	entry := func(ph string) *ScrollEntry {
 		e := newScrollEntry(0, &s.scroll)
 		e.SetPlaceHolder(ph)
@@ -158,7 +158,7 @@ func (s *Schedules) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 // render refreshes the list and the workflow choices; an unedited editor follows the
 // newest saved schedule.
 func (s *Schedules) render() {
-	s.Workflow.Options = view.WorkflowNames(s.m.doc)
+	s.Workflow.SetAll(view.WorkflowNames(s.m.doc))
 	s.List.Refresh()
 	if sc, closed := view.ScheduleFollow(s.m.doc, s.id, s.open, s.dirty); sc != nil {
 		s.fill(sc)

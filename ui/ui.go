@@ -136,6 +136,7 @@ type Main struct {
 	runsSplit    *container.Split   // the runs list above the run view
 	closeAsk     dialog.Dialog      // the close confirmation while it is shown
 	notifyItem   *fyne.MenuItem     // View › Notify when a run fails
+	sortItems    []*fyne.MenuItem   // View › Sort workflows …
 	rename       *dialog.FormDialog // the last Rename dialog: tests answer it with keys
 
 	// unattached attaches the content of each lazy tab not shown yet (lazyTab).

@@ -98,6 +98,7 @@ func (m *Main) workflowPane() fyne.CanvasObject {
 // reindexWorkflows filters the workflows by the search text, reusing its slice.
 func (m *Main) reindexWorkflows() {
 	m.wfIdx = view.FilterWorkflows(m.wfIdx, m.doc, m.Search.Text)
+	view.SortWorkflows(m.wfIdx, m.doc, m.sortBy())
 	view.LastStatuses(m.lastOf, m.doc)
 }
 

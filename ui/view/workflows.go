@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -143,4 +144,36 @@ func ConfirmAction(title string) string {
 		return a
 	}
 	return "OK"
+}
+
+// Sidebar orders (View › Sort workflows).
+const (
+	SortAdded  = "added"  // as added (the document's order)
+	SortName   = "name"   // by name, ignoring case
+	SortRecent = "recent" // the workflow that ran last first; never-run ones after, by name
+)
+
+// SortWorkflows orders idx (indices into doc.Workflows) by: SortName, SortRecent, or as
+// they are (SortAdded or anything else).
+func SortWorkflows(idx []int, doc *store.Doc, by string) {
+	name := func(i int) string { return strings.ToLower(doc.Workflows[i].Name) }
+	switch by {
+	case SortName:
+		sort.SliceStable(idx, func(a, b int) bool { return name(idx[a]) < name(idx[b]) })
+	case SortRecent:
+		last := map[string]time.Time{}
+		for i := range doc.Runs {
+			r := &doc.Runs[i]
+			if r.Created.After(last[r.Workflow]) {
+				last[r.Workflow] = r.Created
+			}
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			ta, tb := last[doc.Workflows[idx[a]].Name], last[doc.Workflows[idx[b]].Name]
+			if !ta.Equal(tb) {
+				return ta.After(tb)
+			}
+			return name(idx[a]) < name(idx[b])
+		})
+	}
 }
