@@ -136,7 +136,8 @@ func newScheduleRow() fyne.CanvasObject {
 	title.Truncation = fyne.TextTruncateEllipsis
 	detail := widget.NewLabel("next 15:00 · last succeeded · overlap skip · catch-up latest")
 	detail.SizeName = theme.SizeNameCaptionText
-	return container.NewBorder(nil, nil, widget.NewIcon(theme.HistoryIcon()), detail, title)
+	detail.Truncation = fyne.TextTruncateEllipsis // it grows (skips, a live run): never the window
+	return container.NewBorder(nil, nil, widget.NewIcon(theme.HistoryIcon()), nil, container.NewVBox(title, compact(detail)))
 }
 
 func (s *Schedules) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
@@ -145,14 +146,15 @@ func (s *Schedules) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 	}
 	row := view.ScheduleRowOf(s.m.doc, &s.m.doc.Schedules[i], s.m.opts.Now())
 	c := o.(*fyne.Container)
-	c.Objects[0].(*widget.Label).SetText(row.Title)
+	text := c.Objects[0].(*fyne.Container)
+	text.Objects[0].(*widget.Label).SetText(row.Title)
 	icon := c.Objects[1].(*widget.Icon)
 	if row.Paused {
 		icon.SetResource(theme.NewWarningThemedResource(theme.MediaPauseIcon()))
 	} else {
 		icon.SetResource(theme.NewPrimaryThemedResource(theme.HistoryIcon()))
 	}
-	c.Objects[2].(*widget.Label).SetText(row.Detail)
+	text.Objects[1].(*fyne.Container).Objects[0].(*widget.Label).SetText(row.Detail + view.SkipText(s.m.skips[s.m.doc.Schedules[i].ID]))
 }
 
 // render refreshes the list and the workflow choices; an unedited editor follows the

@@ -3,10 +3,15 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
+	"baton/store"
 	"baton/ui/view"
 )
 
@@ -59,4 +64,62 @@ func TestLongDropdownFiltersAndSidebarSorts(t *testing.T) {
 	if m.sortBy() != view.SortRecent {
 		t.Error("the order is not remembered")
 	}
+}
+
+// TestActivityAndSchedulesSaySkips (issue 22, daily use 5): the Activity tab names the
+// workflow of a skipped occurrence and can be filtered; the schedule's row counts its
+// skips and says why.
+func TestActivityAndSchedulesSaySkips(t *testing.T) {
+	_, w, m, q := writerUI(t)
+	addWorkflow(t, w, "backup", "true")
+	addWorkflow(t, w, "other", "true")
+	sc, _, err := w.Intents().AddSchedule(context.Background(), store.Schedule{Workflow: "backup", Every: store.Duration(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.waitFor(t, "the schedule listed", func() bool { return len(m.doc.Schedules) == 1 })
+	now := time.Now()
+	skip := store.Entry{Time: now, Kind: store.KindSkipped, Data: map[string]any{"schedule": sc.ID, "run": "r1",
+		"due": now.UTC().Format(time.RFC3339Nano)}}
+	m.setActivity([]store.Entry{{Time: now, Kind: store.KindShutdown, PID: 3}, skip, skip})
+	m.ShowTab("Activity")
+	if len(m.entries) != 2 || !strings.Contains(m.entries[0].What, "schedule of backup") || !strings.Contains(m.entries[0].What, "2 occurrences") {
+		t.Fatalf("Activity shows %+v", m.entries)
+	}
+	m.ActivityFilter.SetText("backup")
+	if len(m.entries) != 1 {
+		t.Errorf("filtered by backup: %d lines", len(m.entries))
+	}
+	row := newScheduleRow()
+	m.Schedules.updateRow(0, row)
+	found := false
+	for _, o := range rowsOfAny(row.(*fyne.Container)) {
+		if l, ok := o.(*widget.Label); ok && strings.Contains(l.Text, "2 occurrences skipped") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the schedule's row does not count its skips")
+	}
+}
+
+// rowsOfAny returns l and every object in it.
+func rowsOfAny(l fyne.CanvasObject) []fyne.CanvasObject {
+	var out []fyne.CanvasObject
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		out = append(out, o)
+		switch x := o.(type) {
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(x).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(l)
+	return out
 }

@@ -96,9 +96,12 @@ type Main struct {
 	RunsRecent   *widget.Button // drops the archived runs from the list
 	RunView      *RunView
 
-	Timeline  *Timeline
-	Activity  *KeyList
-	Schedules *Schedules
+	Timeline *Timeline
+	Activity *KeyList
+	// ActivityFilter keeps the Activity lines that hold its text: a workflow's name, or
+	// what happened.
+	ActivityFilter *KeyEntry
+	Schedules      *Schedules
 
 	core Core
 	opts Options
@@ -126,6 +129,8 @@ type Main struct {
 	selRun       string            // selected run id
 	syncing      bool              // selecting in a list from code, not from the person
 	entries      []view.Activity   // activity lines, newest first
+	audit        []store.Entry     // the audit entries the Activity lines were made from
+	skips        map[string]int    // skipped occurrences of each schedule, in audit
 	notified     map[string]bool
 	writeable    bool
 	autoOpen     bool // the first workflow was opened for the person
@@ -184,7 +189,7 @@ func New(a fyne.App, core Core, opts Options) *Main {
 		m.lazyTab("Runs", theme.ListIcon(), m.runsPane(), m.RunView.LogPane.attach),
 		m.lazyTab("Timeline", theme.HistoryIcon(), m.timelinePane(), nil),
 		m.lazyTab("Schedules", theme.CalendarIcon(), m.Schedules.obj, nil), // not the Timeline's clock
-		m.lazyTab("Activity", theme.InfoIcon(), m.Activity, nil),
+		m.lazyTab("Activity", theme.InfoIcon(), m.activityPane(), nil),
 	)
 	m.Tabs.OnSelected = m.tabSelected
 	split := container.NewHSplit(m.workflowsColumn(), m.Tabs)
