@@ -64,6 +64,7 @@ func newLogPane(clipboard func() fyne.Clipboard) *LogPane {
 	p.Find.ActionItem = widget.NewIcon(theme.SearchIcon())
 	p.Find.OnChanged = func(string) { p.show(); p.end() }
 	p.Found.SizeName = theme.SizeNameCaptionText
+	p.Found.Truncation = fyne.TextTruncateEllipsis // "Copied the whole log: …" must not widen the window
 	p.End = widget.NewButtonWithIcon("End", theme.MoveDownIcon(), p.toEnd)
 	p.Copy = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), p.copy)
 	p.Earlier = widget.NewButtonWithIcon("Earlier", theme.MoveUpIcon(), func() { p.earlier() })
@@ -71,7 +72,7 @@ func newLogPane(clipboard func() fyne.Clipboard) *LogPane {
 	p.Select = newLogSelect(p)
 
 	bar := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		container.NewHBox(p.Found, p.Earlier, p.End, p.Copy), p.Find)
+		container.NewHBox(p.Earlier, p.End, p.Copy), container.NewGridWithColumns(2, p.Find, p.Found))
 	p.obj = container.NewBorder(bar, nil, nil, nil, container.NewStack(p.Grid, p.Select))
 	return p
 }

@@ -100,3 +100,23 @@ func TestWheelOverTheFocusedFieldScrollsTheForm(t *testing.T) {
 		t.Errorf("a focused field with text longer than it has scroll %v, want its own scroller", arg.Scroll)
 	}
 }
+
+// TestLogMessagesNeverWidenTheWindow (issue 22, bug 1): what the log pane says after
+// Copy or Find ("Copied the whole log: 200000 lines, …") ends in an ellipsis rather than
+// widen the window.
+func TestLogMessagesNeverWidenTheWindow(t *testing.T) {
+	_, w, m, q := writerUI(t)
+	addWorkflow(t, w, "count", "seq", "1", "50")
+	run, _, err := w.Intents().StartRun(context.Background(), "count", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ShowRun(run.ID)
+	m.Win.Resize(fyne.NewSize(800, 600))
+	q.waitFor(t, "the log", func() bool { return strings.Contains(m.RunView.LogPane.text, "\n50\n") })
+	before := m.Win.Content().MinSize().Width
+	m.RunView.LogPane.Found.SetText("Copied the whole log: " + strings.Repeat("a long message ", 30))
+	if after := m.Win.Content().MinSize().Width; after > before {
+		t.Errorf("a long message in the log pane makes the window at least %.0f wide (%.0f before)", after, before)
+	}
+}
