@@ -99,3 +99,17 @@ func (filterRowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		x += widths[i] + pad
 	}
 }
+
+// clearOfScrollBar lays its one object out over the container but for the width of a
+// scroll bar on the right: Fyne draws a scroll bar over the content's right edge, where
+// it hid the right end of the buttons (a step's Remove, a schedule's Delete).
+type clearOfScrollBar struct{}
+
+func (clearOfScrollBar) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	return objs[0].MinSize().AddWidthHeight(theme.ScrollBarSize(), 0)
+}
+
+func (clearOfScrollBar) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(size.Width-theme.ScrollBarSize(), size.Height))
+}

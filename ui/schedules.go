@@ -122,7 +122,7 @@ func newSchedules(m *Main) *Schedules {
 	s.Empty = widget.NewLabel("Choose a schedule, or make a new one.")
 	head := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Schedules", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.NewButton)
 	list := container.NewBorder(head, nil, nil, nil, s.List)
-	s.scroll = container.NewVScroll(container.NewStack(s.Empty, s.form))
+	s.scroll = container.NewVScroll(container.New(clearOfScrollBar{}, container.NewStack(s.Empty, s.form)))
 	split := container.NewVSplit(list, s.scroll)
 	split.Offset = 0.35
 	s.obj = split

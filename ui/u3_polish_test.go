@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"baton/store"
 )
@@ -71,5 +72,28 @@ func TestSecretMaskedInTheEditor(t *testing.T) {
 	}
 	if m.Editor.dirty {
 		t.Error("showing the values counts as an edit")
+	}
+}
+
+// TestButtonsClearOfTheScrollBar (issue 22, daily use 9): in a form taller than the
+// window, the buttons at its right edge (a step's Remove, the schedule's Delete) end
+// before the scroll bar drawn over the form's right edge.
+func TestButtonsClearOfTheScrollBar(t *testing.T) {
+	_, w, m, q := writerUI(t)
+	steps := make([]store.Step, 5)
+	for i := range steps {
+		steps[i] = store.Step{Argv: []string{"true"}}
+	}
+	if _, err := w.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "tall", Steps: steps}); err != nil {
+		t.Fatal(err)
+	}
+	q.waitFor(t, "the workflow listed", func() bool { return m.Workflows.Length() == 1 })
+	m.OpenWorkflow("tall")
+	m.Win.Resize(fyne.NewSize(900, 500))
+	relayout(m)
+	s := m.Editor.scroll
+	bar := absPos(s).X + s.Size().Width - theme.ScrollBarSize()
+	if b := m.Editor.Steps[0].Remove; absPos(b).X+b.Size().Width > bar+0.5 {
+		t.Errorf("Remove ends at %.0f, under the scroll bar from %.0f", absPos(b).X+b.Size().Width, bar)
 	}
 }

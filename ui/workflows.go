@@ -91,7 +91,7 @@ func (minWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 func (m *Main) workflowPane() fyne.CanvasObject {
 	chartTitle := widget.NewLabelWithStyle("Recent runs", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	m.chartBox = container.NewVBox(widget.NewSeparator(), container.NewBorder(chartTitle, nil, nil, nil, m.Chart))
-	m.Editor.scroll = container.NewVScroll(container.NewVBox(m.Editor.obj, m.chartBox, layout.NewSpacer()))
+	m.Editor.scroll = container.NewVScroll(container.New(clearOfScrollBar{}, container.NewVBox(m.Editor.obj, m.chartBox, layout.NewSpacer())))
 	return m.Editor.scroll
 }
 
