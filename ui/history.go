@@ -28,7 +28,8 @@ const (
 
 // buildHistory creates the workflow and status filters and the controls under the list.
 func (m *Main) buildHistory() {
-	m.RunsWorkflow = widget.NewSelect([]string{allWorkflows}, nil)
+	m.RunsWorkflow = NewFilterSelect(nil) // type to filter 300 workflows
+	m.RunsWorkflow.SetAll([]string{allWorkflows})
 	m.RunsWorkflow.SetSelected(allWorkflows)
 	m.RunsWorkflow.OnChanged = func(string) { m.runFiltersChanged() }
 	m.RunsStatus = widget.NewSelect(view.StatusChoices, nil)
@@ -109,8 +110,8 @@ func (m *Main) rowRun(i int) *store.Run { return m.hist.Row(m.doc, m.runIdx[i]) 
 // syncWorkflowChoices keeps the workflow filter's choices equal to the workflows. It
 // allocates only when they changed.
 func (m *Main) syncWorkflowChoices() {
-	if names, changed := view.WorkflowChoices(m.RunsWorkflow.Options, m.doc); changed {
-		m.RunsWorkflow.SetOptions(names)
+	if names, changed := view.WorkflowChoices(m.RunsWorkflow.all, m.doc); changed {
+		m.RunsWorkflow.SetAll(names)
 	}
 }
 

@@ -48,6 +48,17 @@ func TestLongDropdownFiltersAndSidebarSorts(t *testing.T) {
 		t.Errorf("after Escape %d choices, want all 32", len(sel.Options))
 	}
 
+	// The runs' workflow filter filters as you type too.
+	rw := m.RunsWorkflow
+	for _, r := range "mail" {
+		rw.TypedRune(r)
+	}
+	if len(rw.Options) != 1 || rw.Selected != "backup mail" {
+		t.Errorf("the runs' workflow filter after typing mail: %q, chosen %q", rw.Options, rw.Selected)
+	}
+	rw.FocusLost()
+	rw.SetSelected(allWorkflows)
+
 	if _, _, err := w.Intents().RunNow(context.Background(), "job 17", ""); err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ type Main struct {
 	Chart     *DurationChart
 
 	RunsFilter   *KeyEntry
-	RunsWorkflow *widget.Select // the workflow filter, also the HistoryQuery's
+	RunsWorkflow *FilterSelect  // the workflow filter, also the HistoryQuery's
 	RunsStatus   *widget.Select // the status filter, also the HistoryQuery's
 	RunsCount    *widget.Label
 	Runs         *KeyList
