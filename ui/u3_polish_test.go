@@ -7,8 +7,11 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"baton/store"
 )
@@ -95,5 +98,29 @@ func TestButtonsClearOfTheScrollBar(t *testing.T) {
 	bar := absPos(s).X + s.Size().Width - theme.ScrollBarSize()
 	if b := m.Editor.Steps[0].Remove; absPos(b).X+b.Size().Width > bar+0.5 {
 		t.Errorf("Remove ends at %.0f, under the scroll bar from %.0f", absPos(b).X+b.Size().Width, bar)
+	}
+}
+
+// TestMenuShortcutTextVisible (issue 22, daily use 9): the shortcut beside a menu item
+// ("Ctrl+S") is drawn nearly opaque in the foreground colour, not faint.
+func TestMenuShortcutTextVisible(t *testing.T) {
+	isolate(t)
+	test.NewTempApp(t)
+	it := fyne.NewMenuItem("Save", func() {})
+	it.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierControl}
+	menu := widget.NewMenu(fyne.NewMenu("File", it))
+	w := test.NewWindow(menu)
+	defer w.Close()
+	found := false
+	for _, o := range rowsOfAny(menu) {
+		if tx, ok := o.(*canvas.Text); ok && (tx.Text == "S" || strings.Contains(tx.Text, "⌃") || strings.Contains(tx.Text, "Ctrl")) {
+			found = true
+			if _, _, _, a := tx.Color.RGBA(); a < 0xd000 {
+				t.Errorf("the shortcut text %q is drawn at %.0f %% opacity", tx.Text, float64(a)/0xffff*100)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no shortcut text drawn beside the menu item")
 	}
 }
