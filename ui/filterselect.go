@@ -60,6 +60,8 @@ func (s *FilterSelect) TypedRune(r rune) {
 // Select does (Space, Down and Up open the list of what is left).
 func (s *FilterSelect) TypedKey(ev *fyne.KeyEvent) {
 	switch {
+	case isMenuKey(ev):
+		toggleMenu(s)
 	case ev.Name == fyne.KeyBackspace && s.query != "":
 		r := []rune(s.query)
 		s.query = string(r[:len(r)-1])

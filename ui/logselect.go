@@ -148,6 +148,8 @@ func (s *LogSelect) TypedKey(ev *fyne.KeyEvent) {
 		s.p.Grid.ScrollToTop()
 	case fyne.KeyEnd:
 		s.p.toEnd()
+	case fyne.KeyF10:
+		toggleMenu(s)
 	}
 }
 

@@ -122,6 +122,11 @@ func TestListsReachableFromTheKeyboard(t *testing.T) {
 	if c.Focused() != m.RunView.LogPane.Select {
 		t.Errorf("Enter on the runs list focused %T, want the log", c.Focused())
 	}
+	toggled = nil
+	typeKey(t, m, fyne.KeyF10)
+	if toggled != c {
+		t.Error("F10 on the log did not open the menu bar")
+	}
 	tabTo(t, m, m.Runs, "run list")
 }
 
