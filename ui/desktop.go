@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
@@ -137,7 +136,7 @@ func (m *Main) Quit() {
 // this one as a reader, or writes if this one closes.
 func (m *Main) OpenAnotherWindow() {
 	if err := m.opts.OpenAnother(m.st.Home); err != nil {
-		dialog.ShowError(fmt.Errorf("could not open another window: %w", err), m.Win)
+		m.showError(fmt.Errorf("could not open another window: %w", err))
 	}
 }
 
@@ -158,9 +157,7 @@ func openAnother(home string) error {
 func (m *Main) showAbout() {
 	txt := widget.NewLabel(view.AboutText(Version, m.st, m.doc))
 	txt.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom("About Baton", "Close", txt, m.Win)
-	d.Resize(fyne.NewSize(460, 280))
-	d.Show()
+	m.showInfo("About Baton", txt, fyne.NewSize(460, 280))
 }
 
 // Save saves what the visible tab edits: the schedule on the Schedules tab, the workflow
@@ -178,7 +175,7 @@ func (m *Main) Save() {
 func (m *Main) showShortcuts() {
 	txt := widget.NewLabel(strings.Join(shortcutLines(m.Win.MainMenu()), "\n"))
 	txt.TextStyle.Monospace = true
-	dialog.ShowCustom("Keyboard shortcuts", "Close", txt, m.Win)
+	m.showInfo("Keyboard shortcuts", txt, fyne.Size{})
 }
 
 // shortcutLines lists the keyboard shortcuts of menu, one a line ("Ctrl+S        File ▸

@@ -73,3 +73,24 @@ func (m *Main) showConfirm(title, yes, no string, content fyne.CanvasObject, fn 
 	m.Win.Canvas().Focus(keys)
 	return d
 }
+
+// showInfo shows content in a dialog with a Close button, closed by Enter or Escape too,
+// at size (zero: its own), and returns it.
+func (m *Main) showInfo(title string, content fyne.CanvasObject, size fyne.Size) *dialog.CustomDialog {
+	var d *dialog.CustomDialog
+	keys := newDialogKeys(func() { d.Hide() }, func() { d.Hide() })
+	d = dialog.NewCustom(title, "Close", container.NewStack(keys, content), m.Win)
+	if !size.IsZero() {
+		d.Resize(size)
+	}
+	d.Show()
+	m.Win.Canvas().Focus(keys)
+	return d
+}
+
+// showError says err in a dialog that Enter or Escape closes.
+func (m *Main) showError(err error) {
+	l := widget.NewLabel(err.Error())
+	l.Wrapping = fyne.TextWrapWord
+	m.showInfo("Error", l, fyne.NewSize(460, 200))
+}

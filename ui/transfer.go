@@ -62,7 +62,7 @@ func (m *Main) ImportFile() {
 		defer r.Close()
 		b, err := io.ReadAll(r)
 		if err != nil {
-			dialog.ShowError(fmt.Errorf("read %s: %w", r.URI().Path(), err), m.Win)
+			m.showError(fmt.Errorf("read %s: %w", r.URI().Path(), err))
 			return
 		}
 		m.importPreview(r.URI().Name(), b)
@@ -75,7 +75,7 @@ func (m *Main) ImportFile() {
 func (m *Main) ImportPath(path string) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		dialog.ShowError(fmt.Errorf("read %s: %w", path, err), m.Win)
+		m.showError(fmt.Errorf("read %s: %w", path, err))
 		return
 	}
 	m.importPreview(path, b)
@@ -87,7 +87,7 @@ func (m *Main) ImportPath(path string) {
 func (m *Main) importPreview(name string, b []byte) {
 	f, err := host.ParseExport(b)
 	if err != nil {
-		dialog.ShowError(fmt.Errorf("%s: %w", name, err), m.Win)
+		m.showError(fmt.Errorf("%s: %w", name, err))
 		return
 	}
 	plan := host.PlanImport(m.doc, f, m.opts.Now())

@@ -239,3 +239,23 @@ func TestFocusIsPlainlyVisible(t *testing.T) {
 }
 
 func abs(x int) int { return max(x, -x) }
+
+// TestInfoDialogsCloseWithTheKeys (issue 22, bug 3): Help's dialogs and an error close on
+// Escape and on Enter.
+func TestInfoDialogsCloseWithTheKeys(t *testing.T) {
+	_, _, m, _ := writerUI(t)
+	c := m.Win.Canvas()
+	for _, k := range []fyne.KeyName{fyne.KeyEscape, fyne.KeyReturn} {
+		for what, open := range map[string]func(){"About": m.showAbout, "Keyboard shortcuts": m.showShortcuts, "Guide": m.showGuide,
+			"an error": func() { m.ImportPath("/no/such/file.json") }} {
+			open()
+			if c.Overlays().Top() == nil {
+				t.Fatalf("%s shows no dialog", what)
+			}
+			typeKey(t, m, k)
+			if c.Overlays().Top() != nil {
+				t.Errorf("%s stays open after %s", what, k)
+			}
+		}
+	}
+}
