@@ -16,20 +16,21 @@ import (
 
 // Takeover reports what one BecomeWriter did.
 type Takeover struct {
-	Epoch    uint64       `json:"epoch"`
-	OldOwner *store.Owner `json:"old_owner,omitempty"`
-	NewOwner store.Owner  `json:"new_owner"`
+	Epoch     uint64            `json:"epoch"`
+	OldOwner  *store.Owner      `json:"old_owner,omitempty"`
+	NewOwner  store.Owner       `json:"new_owner"`
+	Reaped    []workflow.Orphan `json:"reaped"`            // runs of dead owners failed, re-queued or recorded from their journal
+	Adopted   []workflow.Orphan `json:"adopted,omitempty"` // runs whose supervisors live on, now followed by this window
+	Steps     []StepTiming      `json:"steps"`
+	Took      time.Duration     `json:"-"`
+	TookMS    float64           `json:"took_ms"`
+	Cleaned   []string          `json:"cleaned_temps,omitempty"`
+	Completed time.Time         `json:"completed"`
+	reclaims  []store.Reclaim   // schedule locks freed by the reap, for the audit log
+
 	// HandedOver is set when the last writer handed over to this window on request
-	// (nobody died): the window says "pid P handed over", not "took over from".
-	HandedOver bool              `json:"handed_over,omitempty"`
-	Reaped     []workflow.Orphan `json:"reaped"`            // runs of dead owners failed, re-queued or recorded from their journal
-	Adopted    []workflow.Orphan `json:"adopted,omitempty"` // runs whose supervisors live on, now followed by this window
-	Steps      []StepTiming      `json:"steps"`
-	Took       time.Duration     `json:"-"`
-	TookMS     float64           `json:"took_ms"`
-	Cleaned    []string          `json:"cleaned_temps,omitempty"`
-	Completed  time.Time         `json:"completed"`
-	reclaims   []store.Reclaim   // schedule locks freed by the reap, for the audit log
+	// (nobody died): a window says "pid P handed over", not "took over from".
+	HandedOver bool `json:"handed_over,omitempty"`
 }
 
 // scheduleLocksOf lists the schedule locks held by runs being reaped, with the evidence
