@@ -94,6 +94,12 @@ var commands = map[string]command{
 	"recover": {"baton recover [--dry-run] [--json] [--home DIR]", 0, func(fs *flag.FlagSet, c *cli) {
 		fs.BoolVar(&c.dryRun, "dry-run", false, "only say what would be restored; change nothing")
 	}, (*cli).recover},
+	"export": {"baton export [WORKFLOW...] [--secrets] [--home DIR] > file.json", -1, func(fs *flag.FlagSet, c *cli) {
+		fs.BoolVar(&c.secrets, "secrets", false, "include secret environment values (left empty by default)")
+	}, (*cli).export},
+	"import": {"baton import FILE [--dry-run] [--json] [--home DIR]", 1, func(fs *flag.FlagSet, c *cli) {
+		fs.BoolVar(&c.dryRun, "dry-run", false, "only say what the import would add, change or conflict with")
+	}, (*cli).importFile},
 }
 
 // IsCommand reports whether name is a command-line subcommand (Command serves it).
@@ -102,7 +108,7 @@ func IsCommand(name string) bool { _, ok := commands[name]; return ok }
 // CommandUsage is the usage lines of every subcommand, one per line.
 func CommandUsage() string {
 	var b strings.Builder
-	for _, name := range []string{"run", "status", "workflows", "runs", "logs", "cancel", "recover"} {
+	for _, name := range []string{"run", "status", "workflows", "runs", "logs", "cancel", "recover", "export", "import"} {
 		fmt.Fprintf(&b, "       %s\n", commands[name].usage)
 	}
 	return b.String()
@@ -117,7 +123,8 @@ type cli struct {
 	stdout, stderr io.Writer
 
 	home, task, workflow, runStatus string
-	json, wait, follow, dryRun      bool
+	json, wait, follow              bool
+	secrets, dryRun                 bool // export; import and recover
 	limit                           int
 }
 
@@ -148,7 +155,7 @@ func Command(args []string, opts Options, stdout, stderr io.Writer, stop <-chan 
 		return exitOK
 	case err != nil:
 		return exitUsage // the flag package said what is wrong
-	case len(pos) != cmd.args:
+	case cmd.args >= 0 && len(pos) != cmd.args: // -1: any number
 		return c.usageError(fmt.Sprintf("want %d argument(s), got %d", cmd.args, len(pos)))
 	case HomeFlagEmpty(fs):
 		return c.usageError("--home is empty: name a folder, or leave --home out for the default home")

@@ -27,6 +27,10 @@ type Takeover struct {
 	Cleaned   []string          `json:"cleaned_temps,omitempty"`
 	Completed time.Time         `json:"completed"`
 	reclaims  []store.Reclaim   // schedule locks freed by the reap, for the audit log
+
+	// HandedOver is set when the last writer handed over to this window on request
+	// (nobody died): a window says "pid P handed over", not "took over from".
+	HandedOver bool `json:"handed_over,omitempty"`
 }
 
 // scheduleLocksOf lists the schedule locks held by runs being reaped, with the evidence
@@ -93,6 +97,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	// A writer handed over on request: only the window it named takes over while it
 	// lives, and it adopts every running run (nobody died).
 	handedTo := doc.HandoverTo != nil && doc.HandoverTo.Instance == self.Instance
+	tk.HandedOver = handedTo
 	if h := doc.HandoverTo; h != nil && !handedTo {
 		if alive, _ := ownerAlive(w.home, self, *h); alive {
 			w.yieldTakeover(*h)

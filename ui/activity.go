@@ -14,13 +14,18 @@ import (
 // A line is cut to the list's width; selecting it shows it in full, wrapped over as many
 // lines as it needs, until another line is selected.
 func (m *Main) buildActivity() {
-	m.Activity = widget.NewList(func() int { return len(m.entries) }, newActivityRow,
+	m.ActivityFilter = NewKeyEntry()
+	m.ActivityFilter.SetPlaceHolder("Filter: a workflow, or what happened (skipped, took over, failed…)")
+	m.ActivityFilter.ActionItem = widget.NewIcon(theme.SearchIcon())
+	m.ActivityFilter.OnChanged = func(string) { m.setActivity(m.audit) }
+	m.ActivityFilter.OnDown = func() { m.focusList(m.Activity) }
+	m.Activity = NewKeyList(func() int { return len(m.entries) }, newActivityRow,
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i < len(m.entries) {
 				setActivityRow(o, m.entries[i])
 			}
 		})
-	m.Activity.OnSelected = func(i widget.ListItemID) {
+	m.Activity.OnPicked = func(i widget.ListItemID) {
 		if i >= len(m.entries) {
 			return
 		}
@@ -78,7 +83,9 @@ func (m *Main) setActivity(es []store.Entry) {
 			open, was = i, a
 		}
 	}
-	m.entries = view.AppendActivity(m.entries[:0], es, m.opts.Now())
+	m.audit = es
+	m.skips = view.SkipCounts(es)
+	m.entries = view.FilterActivity(view.ActivityOf(m.entries[:0], es, m.opts.Now(), m.doc), m.ActivityFilter.Text)
 	if open >= 0 {
 		m.Activity.UnselectAll()
 		m.Activity.SetItemHeight(open, activityRowHeight())
@@ -87,6 +94,14 @@ func (m *Main) setActivity(es []store.Entry) {
 		}
 	}
 	m.Activity.Refresh()
+	if m.Schedules != nil {
+		m.Schedules.List.Refresh() // their skip counts
+	}
+}
+
+// activityPane is the Activity tab: a filter above the list.
+func (m *Main) activityPane() fyne.CanvasObject {
+	return container.NewBorder(m.ActivityFilter, nil, nil, nil, m.Activity)
 }
 
 // Describe is view.Describe: what an audit entry records, in words.

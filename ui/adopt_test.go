@@ -269,4 +269,11 @@ func TestMakeThisWindowTheWriter(t *testing.T) {
 	if r := w2.Snapshot().Run(run.ID); r.Status != store.StatusRunning || r.Attempt != 1 {
 		t.Fatalf("the run after the hand-over: %s attempt %d", r.Status, r.Attempt)
 	}
+	// Issue 22, bug 8: nobody died, so nothing "took over" and nothing was "left".
+	q.waitFor(t, "the role bar saying who handed over", func() bool {
+		return strings.Contains(m.Role.Label.Text, fmt.Sprintf("pid %d handed over", os.Getpid()))
+	})
+	if txt := m.Role.Label.Text; strings.Contains(txt, "took over") || strings.Contains(txt, "left running") {
+		t.Errorf("after a hand-over the role bar says %q", txt)
+	}
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"baton/ui/view"
@@ -53,13 +52,10 @@ func (m *Main) confirmClose(proceed func()) {
 	}
 	msg := widget.NewLabel(question)
 	msg.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomConfirm(title, "Close", "Cancel", msg, func(ok bool) {
+	m.closeAsk = m.showConfirm(title, "Close", "Cancel", msg, func(ok bool) {
 		m.closeAsk = nil
 		if ok {
 			proceed()
 		}
-	}, m.Win)
-	d.Resize(fyne.NewSize(460, 220))
-	m.closeAsk = d
-	d.Show()
+	})
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
@@ -34,6 +33,11 @@ var DefaultSize = fyne.NewSize(1180, 760)
 // and the remembered window size.
 func (m *Main) installDesktop() {
 	m.Win.SetMainMenu(m.mainMenu())
+	m.Win.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) { // keys while nothing has the focus
+		if isMenuKey(ev) {
+			toggleMenu(m.Win.Content())
+		}
+	})
 	// Without a session bus there is no tray to talk to (and the tray library would
 	// print an error trying to start one).
 	if d, ok := m.App.(desktop.App); ok && hasSessionBus() {
@@ -85,6 +89,9 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 		item("New workflow", key(fyne.KeyN, ctl), m.NewWorkflow),
 		item("Save", key(fyne.KeyS, ctl), m.Save),
 		fyne.NewMenuItemSeparator(),
+		item("Export workflows…", key(fyne.KeyE, ctl|shift), m.ExportFile),
+		item("Import workflows…", key(fyne.KeyI, ctl), m.ImportFile),
+		fyne.NewMenuItemSeparator(),
 		item("Open another window", key(fyne.KeyN, ctl|shift), m.OpenAnotherWindow),
 		fyne.NewMenuItemSeparator(),
 		quit)
@@ -93,6 +100,7 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 		item("Duplicate", key(fyne.KeyD, ctl), m.DuplicateWorkflow),
 		item("Rename…", key(fyne.KeyE, ctl), m.RenameWorkflow),
 		item("Delete…", key(fyne.KeyDelete, ctl), m.DeleteWorkflow),
+		item("Undo delete", &fyne.ShortcutUndo{}, m.undoKey),
 		fyne.NewMenuItemSeparator(),
 		item("Search workflows", key(fyne.KeyF, ctl), func() { m.Win.Canvas().Focus(m.Search) }))
 	run := fyne.NewMenu("Run",
@@ -106,6 +114,10 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 		item("Activity", key(fyne.Key5, ctl), func() { m.ShowTab("Activity") }),
 		fyne.NewMenuItemSeparator())
 	view.Items = append(view.Items, m.themeItems()...)
+	view.Items = append(view.Items, fyne.NewMenuItemSeparator())
+	view.Items = append(view.Items, m.newSortItems()...)
+	view.Items = append(view.Items, fyne.NewMenuItemSeparator(), m.newNotifyItem(), fyne.NewMenuItemSeparator(),
+		item("Menu bar (also F10, or Alt alone)", key(fyne.KeyF, fyne.KeyModifierAlt), func() { toggleMenu(m.Win.Content()) }))
 	help := fyne.NewMenu("Help",
 		fyne.NewMenuItem("Guide", m.showGuide),
 		fyne.NewMenuItem("Keyboard shortcuts", m.showShortcuts),
@@ -124,7 +136,7 @@ func (m *Main) Quit() {
 // this one as a reader, or writes if this one closes.
 func (m *Main) OpenAnotherWindow() {
 	if err := m.opts.OpenAnother(m.st.Home); err != nil {
-		dialog.ShowError(fmt.Errorf("could not open another window: %w", err), m.Win)
+		m.showError(fmt.Errorf("could not open another window: %w", err))
 	}
 }
 
@@ -143,11 +155,9 @@ func openAnother(home string) error {
 }
 
 func (m *Main) showAbout() {
-	txt := widget.NewLabel(view.AboutText(Version, m.st))
+	txt := widget.NewLabel(view.AboutText(Version, m.st, m.doc))
 	txt.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom("About Baton", "Close", txt, m.Win)
-	d.Resize(fyne.NewSize(460, 280))
-	d.Show()
+	m.showInfo("About Baton", txt, fyne.NewSize(460, 280))
 }
 
 // Save saves what the visible tab edits: the schedule on the Schedules tab, the workflow
@@ -165,7 +175,7 @@ func (m *Main) Save() {
 func (m *Main) showShortcuts() {
 	txt := widget.NewLabel(strings.Join(shortcutLines(m.Win.MainMenu()), "\n"))
 	txt.TextStyle.Monospace = true
-	dialog.ShowCustom("Keyboard shortcuts", "Close", txt, m.Win)
+	m.showInfo("Keyboard shortcuts", txt, fyne.Size{})
 }
 
 // shortcutLines lists the keyboard shortcuts of menu, one a line ("Ctrl+S        File ▸
@@ -176,8 +186,14 @@ func shortcutLines(menu *fyne.MainMenu) []string {
 	width := 0
 	for _, mn := range menu.Items {
 		for _, it := range mn.Items {
-			if sc, ok := it.Shortcut.(*desktop.CustomShortcut); ok {
-				k := shortcutText(sc)
+			k := ""
+			switch sc := it.Shortcut.(type) {
+			case *desktop.CustomShortcut:
+				k = shortcutText(sc)
+			case *fyne.ShortcutUndo:
+				k = "Ctrl+Z"
+			}
+			if k != "" {
 				rows = append(rows, row{k, mn.Label + " › " + it.Label})
 				width = max(width, len(k))
 			}
@@ -215,9 +231,10 @@ func (m *Main) savedSize() fyne.Size {
 	return fyne.NewSize(view.RestoredSize(w, h))
 }
 
-// SaveWindowSize remembers the window size for this home folder. Fyne has no API for the
-// window position, so only the size is kept. UI goroutine.
+// SaveWindowSize remembers the window size and its split handles (saveSplits) for this
+// home folder. Fyne has no API for the window position, so it is not kept. UI goroutine.
 func (m *Main) SaveWindowSize() {
+	m.saveSplits()
 	s := m.Win.Canvas().Size()
 	if !view.WorthSaving(s.Width, s.Height) {
 		return

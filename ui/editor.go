@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +28,12 @@ type StepEditor struct {
 	// /tmp"): it splits it into arguments as a shell would, without running one.
 	Split                             *widget.Button
 	ArgvError, TimeoutError, EnvError *widget.Label
-	removeArg                         []*widget.Button
+	// EnvMasked shows the environment with secret values masked (view.MaskedEnv), as
+	// the log does, until Reveal shows the field with the values; hidden when the step
+	// has no secret.
+	EnvMasked *widget.Label
+	Reveal    *widget.Button
+	removeArg []*widget.Button
 }
 
 // Editor edits one workflow definition. What the person types is kept in the editor
@@ -80,6 +87,7 @@ func newEditor(m *Main) *Editor {
 	e := &Editor{m: m, Errors: map[string]*widget.Label{}}
 	e.Title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	e.Title.SizeName = theme.SizeNameSubHeadingText
+	e.Title.Truncation = fyne.TextTruncateEllipsis // the Name field below holds the whole name
 	e.Name = newScrollEntry(0, &e.scroll)
 	e.Name.SetPlaceHolder("e.g. backup photos")
 	e.MaxConcurrent = newScrollEntry(0, &e.scroll)
@@ -119,7 +127,7 @@ func newEditor(m *Main) *Editor {
 	e.form = container.New(layout.NewFormLayout(),
 		widget.NewLabel("Name"), container.NewVBox(e.Name, errLine(e.Errors["name"])),
 		widget.NewLabel("Max concurrent"), container.NewVBox(e.MaxConcurrent, laneHint, errLine(e.Errors["max_concurrent"])),
-		widget.NewLabel("Window lost"), container.NewVBox(wrapped(view.OwnerLostTitle+":"), e.OnOwnerLost, e.OwnerLostHint, errLine(e.Errors["on_owner_lost"])),
+		widget.NewLabel("If its window dies"), container.NewVBox(wrapped(view.OwnerLostTitle+":"), e.OnOwnerLost, e.OwnerLostHint, errLine(e.Errors["on_owner_lost"])),
 		widget.NewLabel("Keep the newest"), container.NewVBox(container.NewBorder(nil, nil, nil, widget.NewLabel("runs"), e.KeepRuns), errLine(e.Errors["retention.keep_runs"])),
 		widget.NewLabel("Keep runs for"), container.NewVBox(e.KeepFor, hint("Finished runs beyond both limits leave the history. Empty: the default."), errLine(e.Errors["retention.keep_for"])),
 	)
@@ -174,14 +182,16 @@ func (e *Editor) load(w *store.Workflow) {
 	e.updateButtons()
 }
 
-// draftFrom opens an unsaved new workflow copied from w, named name.
-func (e *Editor) draftFrom(w *store.Workflow, name string) {
+// draftFrom opens an unsaved new workflow copied from w, named name. A copy of a
+// workflow (Duplicate) is something to lose; an untouched blank draft (blank) is not, so
+// leaving it asks nothing.
+func (e *Editor) draftFrom(w *store.Workflow, name string, blank bool) {
 	c := w.Clone()
 	c.Name = name
 	e.existing = ""
 	e.base = store.Workflow{}
 	e.fill(&c)
-	e.dirty = true
+	e.dirty = !blank
 	e.Title.SetText("New workflow")
 	e.Name.Enable()
 	e.setMessage("Not saved yet.", widget.MediumImportance)
@@ -274,6 +284,9 @@ func (e *Editor) changed() {
 	}
 	e.dirty = true
 	e.rev++
+	if !e.fixing && e.Message.Importance == widget.SuccessImportance {
+		e.setMessage("", widget.MediumImportance) // "Saved." is no longer true of what the form shows
+	}
 	e.check()
 	e.updateButtons()
 }
@@ -434,6 +447,23 @@ func (e *Editor) stepEditor(i int) *StepEditor {
 	se.Env.SetText(d.Env)
 	se.Env.SetPlaceHolder("NAME=value, one per line")
 	se.Env.OnChanged = func(s string) { e.steps[i].Env = s; e.changed() }
+	masked, secret := view.MaskedEnv(d.Env)
+	se.EnvMasked = widget.NewLabel(masked)
+	se.EnvMasked.TextStyle.Monospace = true
+	se.EnvMasked.Truncation = fyne.TextTruncateEllipsis
+	se.Reveal = widget.NewButtonWithIcon("Show values", theme.VisibilityIcon(), func() {
+		se.EnvMasked.Hide()
+		se.Reveal.Hide()
+		se.Env.Show()
+		e.m.Win.Canvas().Focus(se.Env)
+	})
+	se.Reveal.Importance = widget.LowImportance
+	if secret {
+		se.Env.Hide()
+	} else {
+		se.EnvMasked.Hide()
+		se.Reveal.Hide()
+	}
 	se.Split = widget.NewButtonWithIcon("Split into arguments", theme.ViewRestoreIcon(), func() {
 		if argv, ok := view.SplitCommand(e.steps[i].Argv); ok {
 			e.steps[i].Argv = argv
@@ -509,7 +539,39 @@ func (se *StepEditor) card(i, n int) fyne.CanvasObject {
 		widget.NewLabel("Command"), args,
 		widget.NewLabel("Timeout"), container.NewVBox(se.Timeout, errLine(se.TimeoutError)),
 		widget.NewLabel("Folder"), se.Dir,
-		widget.NewLabel("Environment"), container.NewVBox(se.Env, errLine(se.EnvError)),
+		widget.NewLabel("Environment"), container.NewVBox(container.NewBorder(nil, nil, nil, se.Reveal, se.EnvMasked), se.Env, errLine(se.EnvError)),
 	)
 	return widget.NewCard("", "", container.NewVBox(head, form))
+}
+
+// focusFirst gives the focus to the first field the person may type in: the name of a
+// new workflow, else the lane size. Enter on the workflow list comes here.
+func (e *Editor) focusFirst() {
+	if !e.open {
+		return
+	}
+	c := e.m.Win.Canvas()
+	if !e.Name.Disabled() {
+		c.Focus(e.Name)
+		return
+	}
+	c.Focus(e.MaxConcurrent)
+}
+
+// warnPrograms marks, after a save, each step whose program will not run as typed (a
+// whole command line, or a program not on PATH: view.ProgramWarnings), and says so above
+// the form. The save stands.
+func (e *Editor) warnPrograms() {
+	warns := view.ProgramWarnings(e.steps, func(p string) error { _, err := exec.LookPath(p); return err },
+		func(p string) error { _, err := os.Stat(p); return err })
+	n := 0
+	for k, msg := range warns {
+		if l := e.Errors[k]; l != nil && l.Text == "" {
+			setProblem(l, msg)
+			n++
+		}
+	}
+	if n > 0 {
+		e.setMessage(view.SavedButText(n), widget.WarningImportance)
+	}
 }

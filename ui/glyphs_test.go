@@ -62,7 +62,7 @@ func TestWindowTextIsInTheThemeFont(t *testing.T) {
 			texts = append(texts, it.Label)
 		}
 	}
-	texts = append(texts, view.GuideText, view.AboutText("1.0", m.st))
+	texts = append(texts, view.GuideText, view.AboutText("1.0", m.st, m.doc))
 	texts = append(texts, shortcutLines(m.Win.MainMenu())...)
 
 	face, err := font.ParseTTF(bytes.NewReader(theme.DefaultTextFont().Content()))

@@ -3,7 +3,6 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"baton/ui/view"
@@ -13,7 +12,5 @@ import (
 func (m *Main) showGuide() {
 	txt := widget.NewLabel(view.GuideText)
 	txt.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom("Guide", "Close", container.NewVScroll(txt), m.Win)
-	d.Resize(fyne.NewSize(560, 480))
-	d.Show()
+	m.showInfo("Guide", container.NewVScroll(txt), fyne.NewSize(560, 480))
 }

@@ -28,7 +28,8 @@ const (
 
 // buildHistory creates the workflow and status filters and the controls under the list.
 func (m *Main) buildHistory() {
-	m.RunsWorkflow = widget.NewSelect([]string{allWorkflows}, nil)
+	m.RunsWorkflow = NewFilterSelect(nil) // type to filter 300 workflows
+	m.RunsWorkflow.SetAll([]string{allWorkflows})
 	m.RunsWorkflow.SetSelected(allWorkflows)
 	m.RunsWorkflow.OnChanged = func(string) { m.runFiltersChanged() }
 	m.RunsStatus = widget.NewSelect(view.StatusChoices, nil)
@@ -44,10 +45,7 @@ func (m *Main) buildHistory() {
 
 // runFilters is the row above the runs list: workflow, status, text, count.
 func (m *Main) runFilters() fyne.CanvasObject {
-	h := m.RunsWorkflow.MinSize().Height
-	selects := container.NewHBox(container.NewGridWrap(fyne.NewSize(170, h), m.RunsWorkflow),
-		container.NewGridWrap(fyne.NewSize(125, h), m.RunsStatus))
-	return container.NewBorder(nil, nil, selects, m.RunsCount, m.RunsFilter)
+	return container.New(filterRowLayout{}, m.RunsWorkflow, m.RunsStatus, m.RunsFilter, m.RunsCount)
 }
 
 // historyBar is the row under the runs list: what is loaded of the archive and the
@@ -112,8 +110,8 @@ func (m *Main) rowRun(i int) *store.Run { return m.hist.Row(m.doc, m.runIdx[i]) 
 // syncWorkflowChoices keeps the workflow filter's choices equal to the workflows. It
 // allocates only when they changed.
 func (m *Main) syncWorkflowChoices() {
-	if names, changed := view.WorkflowChoices(m.RunsWorkflow.Options, m.doc); changed {
-		m.RunsWorkflow.SetOptions(names)
+	if names, changed := view.WorkflowChoices(m.RunsWorkflow.all, m.doc); changed {
+		m.RunsWorkflow.SetAll(names)
 	}
 }
 

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -24,14 +22,16 @@ import (
 // bound to m.runIdx, which is rebuilt in place: a refresh allocates nothing per run and
 // only the visible rows are redrawn.
 func (m *Main) buildRuns() {
-	m.RunsFilter = widget.NewEntry()
+	m.RunsFilter = NewKeyEntry()
+	m.RunsFilter.OnDown = func() { m.focusList(m.Runs) }
+	m.RunsFilter.OnSubmitted = func(string) { m.focusList(m.Runs) }
 	m.RunsFilter.SetPlaceHolder("Filter runs by workflow, status, id or task")
 	m.RunsFilter.ActionItem = widget.NewIcon(theme.SearchIcon())
 	m.RunsFilter.OnChanged = func(string) { m.relistRuns() }
 	m.RunsCount = widget.NewLabel("")
 	m.RunsCount.SizeName = theme.SizeNameCaptionText
-	m.Runs = widget.NewList(func() int { return len(m.runIdx) }, newRunRow, m.updateRunRow)
-	m.Runs.OnSelected = func(i widget.ListItemID) {
+	m.Runs = NewKeyList(func() int { return len(m.runIdx) }, newRunRow, m.updateRunRow)
+	m.Runs.OnPicked = func(i widget.ListItemID) {
 		if m.syncing || i >= len(m.runIdx) {
 			return
 		}
@@ -39,6 +39,7 @@ func (m *Main) buildRuns() {
 		m.renderRun()
 	}
 	m.RunView = newRunView(m)
+	m.Runs.OnEnter = func() { m.Win.Canvas().Focus(m.RunView.LogPane.Select) }
 	m.buildHistory()
 }
 
@@ -58,9 +59,7 @@ func newRunRow() fyne.CanvasObject {
 		l.Truncation = fyne.TextTruncateEllipsis
 	}
 	r.dur.SizeName, r.own.SizeName = theme.SizeNameCaptionText, theme.SizeNameCaptionText
-	right := container.NewHBox(container.NewGridWrap(fyne.NewSize(130, 30), r.bar),
-		container.NewGridWrap(fyne.NewSize(90, 30), r.dur), container.NewGridWrap(fyne.NewSize(150, 30), r.own))
-	r.content = container.NewBorder(nil, nil, r.icon, right, r.title)
+	r.content = container.New(runRowLayout{}, r.icon, r.title, r.bar, r.dur, r.own)
 	r.ExtendBaseWidget(r)
 	return r
 }
@@ -86,7 +85,9 @@ func (m *Main) updateRunRow(i widget.ListItemID, o fyne.CanvasObject) {
 // the live runs of the doc merged with the archived runs loaded from History, newest
 // first (view.History.List).
 func (m *Main) reindexRuns() {
+	m.runsTop, m.runsIn = m.runsAnchor()
 	m.runIdx = m.hist.List(m.runIdx, m.doc, m.historyQuery(), m.RunsFilter.Text)
+	m.runsDoc = m.doc
 	m.RunsCount.SetText(view.RunsCount(len(m.runIdx), len(m.doc.Runs), m.hist.Shown))
 }
 
@@ -98,6 +99,7 @@ func (m *Main) runsPane() fyne.CanvasObject {
 	list := container.NewBorder(m.runFilters(), m.historyBar(), nil, nil, m.Runs)
 	split := container.NewVSplit(list, m.RunView.obj)
 	split.Offset = RunsSplit
+	m.runsSplit = split
 	return split
 }
 
@@ -106,6 +108,7 @@ func (m *Main) selectedRun() *store.Run { return m.hist.Find(m.doc, m.selRun) }
 // ShowRun selects run id (live, or archived and listed) and shows it in the Runs tab.
 func (m *Main) ShowRun(id string) {
 	m.selRun = id
+	m.revealRun = true
 	m.ShowTab("Runs")
 	m.render(nil)
 }
@@ -157,15 +160,13 @@ type RunView struct {
 	obj     fyne.CanvasObject
 	body    fyne.CanvasObject
 	empty   *widget.Label
+	split   *container.Split // the run's facts above, its log below
 	id      string
 	logPath string
 	logGen  uint64
 	// roleNote is set while Note shows why Cancel is disabled (not a cancel result).
 	roleNote bool
 }
-
-// MaxLogShown caps the log text kept in the run view; older text scrolls away.
-const MaxLogShown = 256 << 10
 
 func newRunView(m *Main) *RunView {
 	v := &RunView{m: m, Title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
@@ -179,6 +180,7 @@ func newRunView(m *Main) *RunView {
 	v.Title.Wrapping = fyne.TextWrapWord
 	v.Error.Wrapping = fyne.TextWrapWord
 	v.Error.Importance = widget.DangerImportance
+	v.Error.TextStyle.Bold = true // how the run ended, where the eye lands first
 	v.Note.Importance = widget.WarningImportance
 	v.Note.Wrapping = fyne.TextWrapWord
 	v.Note.Hide()
@@ -195,8 +197,11 @@ func newRunView(m *Main) *RunView {
 	)
 	// The facts scroll in their own pane so that the log, below a handle the person can
 	// drag, gets most of the height.
-	split := container.NewVSplit(container.NewVScroll(container.NewVBox(head, v.Note, facts, v.Error)), v.LogPane.obj)
+	// How the run ended (Error: view.Outcome) comes first, under the title: the pane is
+	// small at the window's first size, and the error used to be at its bottom.
+	split := container.NewVSplit(container.NewVScroll(container.NewVBox(head, v.Error, v.Note, facts)), v.LogPane.obj)
 	split.Offset = LogSplit
+	v.split = split
 	v.body = split
 	v.obj = container.NewStack(v.empty, v.body)
 	v.body.Hide()
@@ -228,7 +233,7 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 	v.body.Show()
 	if r.ID != v.id || r.Log != v.logPath {
 		v.id, v.logPath = r.ID, r.Log
-		v.LogPane.reset(logGone(r))
+		v.LogPane.open(r.Log, logGone(r))
 		v.logGen = v.m.tail.follow(r.Log)
 		v.setNote("")
 		v.roleNote = false
@@ -239,12 +244,16 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 	v.Status.SetText(f.Status)
 	v.Progress.Set(r.Status, f.Progress, f.Step)
 	v.Exit.SetText(f.Exit)
+	if msg := view.Outcome(r); msg != "" {
+		f.Error = msg
+	}
 	if f.Error != "" {
 		v.Error.SetText(f.Error)
 		v.Error.Show()
 	} else {
 		v.Error.Hide()
 	}
+	v.LogPane.setEnd(view.EndLine(r), view.StatusTone(r.Status))
 	v.Owner.SetText(f.Owner)
 	v.Supervisor.SetText(f.Supervisor)
 	if f.Supervisor != "" {
@@ -288,163 +297,10 @@ func (v *RunView) appendLog(c logChunk) {
 		return
 	}
 	if c.reset {
-		v.LogPane.reset("")
+		v.LogPane.resetAt(c.off, string(c.data))
+		return
 	}
 	v.LogPane.append(string(c.data))
-}
-
-// LogPane shows a run's log as it grows. It follows the end while the person is at the
-// bottom: scrolling up stops that, scrolling back down or End resumes it. Find shows only
-// the lines that hold its text, marked; Copy puts the whole log on the clipboard.
-type LogPane struct {
-	Grid  *widget.TextGrid
-	Find  *widget.Entry
-	Found *widget.Label // how many lines match Find
-	End   *widget.Button
-	Copy  *widget.Button
-
-	obj       fyne.CanvasObject
-	clipboard func() fyne.Clipboard
-	text      string // the log as read from the file, capped at MaxLogShown
-	// attached is set once the Runs tab, and with it Grid, is in the window. Before that
-	// only text follows the log: the grid's first refresh loads the monospace fonts (see
-	// lazyTab).
-	attached bool
-}
-
-// newLogPane returns a log pane whose grid shows the log once attach is called.
-func newLogPane(clipboard func() fyne.Clipboard) *LogPane {
-	p := &LogPane{Grid: widget.NewTextGrid(), Find: widget.NewEntry(), Found: widget.NewLabel(""), clipboard: clipboard}
-	p.Grid.Scroll = fyne.ScrollBoth
-	p.Find.SetPlaceHolder("Find: show only the lines with this text")
-	p.Find.ActionItem = widget.NewIcon(theme.SearchIcon())
-	p.Find.OnChanged = func(string) { p.show(); p.end() }
-	p.Found.SizeName = theme.SizeNameCaptionText
-	p.End = widget.NewButtonWithIcon("End", theme.MoveDownIcon(), p.end)
-	p.Copy = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { p.clipboard().SetContent(p.text) })
-	bar := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		container.NewHBox(p.Found, p.End, p.Copy), p.Find)
-	p.obj = container.NewBorder(bar, nil, nil, nil, p.Grid)
-	return p
-}
-
-// attach shows the log so far in the grid, from its end, when the Runs tab joins the
-// window. UI goroutine.
-func (p *LogPane) attach() {
-	if p.attached {
-		return
-	}
-	p.attached = true
-	p.reset(p.text)
-}
-
-// reset shows text alone, from its end.
-func (p *LogPane) reset(text string) {
-	p.text = text
-	p.show()
-	p.end()
-}
-
-// append adds text read from the log file and keeps the end in view if it was. Text that
-// does not end a line is continued by the next append, so adjacent lines stay adjacent
-// however the reads cut them. Past MaxLogShown the oldest lines go.
-func (p *LogPane) append(text string) {
-	follow := p.atBottom()
-	switch {
-	case len(p.text)+len(text) > MaxLogShown:
-		p.text = trimLog(p.text + text)
-		p.show()
-	case !p.attached:
-		p.text += text
-	case p.Find.Text != "":
-		p.text += text
-		p.show()
-	default:
-		// The grid's last row is the line the text so far left open (empty after a
-		// newline): it is parsed again with what continues it.
-		open := p.text[strings.LastIndexByte(p.text, '\n')+1:]
-		p.text += text
-		if n := len(p.Grid.Rows); n > 0 {
-			p.Grid.Rows = p.Grid.Rows[:n-1]
-		}
-		p.Grid.Append(open + text)
-	}
-	if follow {
-		p.end()
-	}
-}
-
-// trimLog keeps the newest half of MaxLogShown of all, from a line start.
-func trimLog(all string) string {
-	all = all[len(all)-MaxLogShown/2:]
-	if i := strings.IndexByte(all, '\n'); i >= 0 {
-		all = all[i+1:]
-	}
-	return all
-}
-
-// end scrolls to the last line. The grid's scroller takes the text's new size only when
-// it refreshes, which ScrollToBottom does after scrolling: when the text has just grown
-// past the view, the first call only takes the size and the second scrolls (Fyne 2.7).
-func (p *LogPane) end() {
-	if !p.attached {
-		return
-	}
-	p.Grid.ScrollToBottom()
-	p.Grid.ScrollToBottom()
-}
-
-// atBottom reports whether the grid shows the end of its text. The grid keeps its
-// scroll offset to itself; PositionForCursorLocation subtracts it.
-func (p *LogPane) atBottom() bool {
-	if !p.attached {
-		return true // attach shows the end
-	}
-	end := p.Grid.PositionForCursorLocation(len(p.Grid.Rows), 0).Y
-	row := end - p.Grid.PositionForCursorLocation(len(p.Grid.Rows)-1, 0).Y
-	return end <= p.Grid.Size().Height+row/2
-}
-
-// show puts the log in the grid: all of it, or while Find holds text only the lines that
-// hold it, ignoring case, with the text marked.
-func (p *LogPane) show() {
-	if !p.attached {
-		return
-	}
-	q := p.Find.Text
-	if q == "" {
-		p.Found.SetText("")
-		p.Grid.SetText(p.text)
-		return
-	}
-	var lines []string
-	for line := range strings.SplitSeq(p.text, "\n") {
-		if view.ContainsFold(line, q) {
-			lines = append(lines, line)
-		}
-	}
-	p.Found.SetText(view.FoundText(len(lines)))
-	p.Grid.SetText(strings.Join(lines, "\n"))
-	mark := &widget.CustomTextGridStyle{BGColor: theme.Color(theme.ColorNameSelection)}
-	runes := []rune(strings.ToLower(q))
-	for r, row := range p.Grid.Rows {
-		for c := 0; c+len(runes) <= len(row.Cells); c++ {
-			if cellsMatch(row.Cells[c:c+len(runes)], runes) {
-				p.Grid.SetStyleRange(r, c, r, c+len(runes)-1, mark)
-				c += len(runes) - 1
-			}
-		}
-	}
-}
-
-// cellsMatch reports whether cells read q, which is in lower case.
-func cellsMatch(cells []widget.TextGridCell, q []rune) bool {
-	for i, r := range q {
-		if unicode.ToLower(cells[i].Rune) != r {
-			return false
-		}
-	}
-	return true
 }
 
 // tail reads a run's log file as it grows. follow is called on the UI goroutine; read
@@ -460,11 +316,13 @@ type tail struct {
 type logChunk struct {
 	gen   uint64
 	data  []byte
-	reset bool // the text before data was skipped
+	off   int64 // where data starts in the file
+	reset bool  // the text before data was skipped: it is in the file, not read here
 }
 
-// MaxLogRead caps one read of the log; a large log starts at its last MaxLogRead bytes.
-const MaxLogRead = 64 << 10
+// MaxLogRead caps one read of the log; a large log starts at its last MaxLogRead bytes,
+// and the log pane pages in what is before as the person scrolls up (LogPane.earlier).
+const MaxLogRead = 1 << 20
 
 // follow points the tail at path ("" for none) and returns its generation.
 func (t *tail) follow(path string) uint64 {
@@ -503,7 +361,7 @@ func (t *tail) read() logChunk {
 	if n == 0 {
 		return logChunk{}
 	}
-	c.data = buf[:n]
+	c.data, c.off = buf[:n], off
 	t.mu.Lock()
 	if t.gen == gen {
 		t.off = off + int64(n)
@@ -511,3 +369,10 @@ func (t *tail) read() logChunk {
 	t.mu.Unlock()
 	return c
 }
+
+// MinRunTitleWidth is the least a run row leaves its id and name: its other columns
+// (progress, duration, window) go, the window's first, before the name is squeezed.
+const MinRunTitleWidth = 140
+
+// MinFilterWidth is the least the runs filter box gets beside its two choices.
+const MinFilterWidth = 150

@@ -16,9 +16,9 @@ import (
 // Schedules is the Schedules tab: a list with next due time, last outcome, policies and
 // paused state, and an editor with a preview of the next occurrences. UI goroutine only.
 type Schedules struct {
-	List      *widget.List
+	List      *KeyList
 	NewButton *widget.Button
-	Workflow  *widget.Select
+	Workflow  *FilterSelect // type to filter the workflows
 	// Repeat chooses between Every and Cron (view.RepeatChoices); only the chosen
 	// field shows.
 	Repeat     *widget.RadioGroup
@@ -63,14 +63,15 @@ func newSchedules(m *Main) *Schedules {
 	for _, k := range view.ScheduleFields {
 		s.Errors[k] = errLabel()
 	}
-	s.List = widget.NewList(func() int { return len(m.doc.Schedules) }, newScheduleRow, s.updateRow)
-	s.List.OnSelected = func(i widget.ListItemID) {
+	s.List = NewKeyList(func() int { return len(m.doc.Schedules) }, newScheduleRow, s.updateRow)
+	s.List.OnPicked = func(i widget.ListItemID) {
 		if i < len(m.doc.Schedules) && !m.syncing {
 			s.load(&m.doc.Schedules[i])
 		}
 	}
+	s.List.OnEnter = func() { m.Win.Canvas().Focus(s.Workflow) }
 	s.NewButton = widget.NewButtonWithIcon("New schedule", theme.ContentAddIcon(), s.newDraft)
-	s.Workflow = widget.NewSelect(nil, func(string) { s.changed() })
+	s.Workflow = NewFilterSelect(func(string) { s.changed() })
 	entry := func(ph string) *ScrollEntry {
 		e := newScrollEntry(0, &s.scroll)
 		e.SetPlaceHolder(ph)
@@ -121,7 +122,7 @@ func newSchedules(m *Main) *Schedules {
 	s.Empty = widget.NewLabel("Choose a schedule, or make a new one.")
 	head := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Schedules", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.NewButton)
 	list := container.NewBorder(head, nil, nil, nil, s.List)
-	s.scroll = container.NewVScroll(container.NewStack(s.Empty, s.form))
+	s.scroll = container.NewVScroll(container.New(clearOfScrollBar{}, container.NewStack(s.Empty, s.form)))
 	split := container.NewVSplit(list, s.scroll)
 	split.Offset = 0.35
 	s.obj = split
@@ -135,7 +136,8 @@ func newScheduleRow() fyne.CanvasObject {
 	title.Truncation = fyne.TextTruncateEllipsis
 	detail := widget.NewLabel("next 15:00 · last succeeded · overlap skip · catch-up latest")
 	detail.SizeName = theme.SizeNameCaptionText
-	return container.NewBorder(nil, nil, widget.NewIcon(theme.HistoryIcon()), detail, title)
+	detail.Truncation = fyne.TextTruncateEllipsis // it grows (skips, a live run): never the window
+	return container.NewBorder(nil, nil, widget.NewIcon(theme.HistoryIcon()), nil, container.NewVBox(title, compact(detail)))
 }
 
 func (s *Schedules) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
@@ -144,20 +146,21 @@ func (s *Schedules) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 	}
 	row := view.ScheduleRowOf(s.m.doc, &s.m.doc.Schedules[i], s.m.opts.Now())
 	c := o.(*fyne.Container)
-	c.Objects[0].(*widget.Label).SetText(row.Title)
+	text := c.Objects[0].(*fyne.Container)
+	text.Objects[0].(*widget.Label).SetText(row.Title)
 	icon := c.Objects[1].(*widget.Icon)
 	if row.Paused {
 		icon.SetResource(theme.NewWarningThemedResource(theme.MediaPauseIcon()))
 	} else {
 		icon.SetResource(theme.NewPrimaryThemedResource(theme.HistoryIcon()))
 	}
-	c.Objects[2].(*widget.Label).SetText(row.Detail)
+	text.Objects[1].(*fyne.Container).Objects[0].(*widget.Label).SetText(row.Detail + view.SkipText(s.m.skips[s.m.doc.Schedules[i].ID]))
 }
 
 // render refreshes the list and the workflow choices; an unedited editor follows the
 // newest saved schedule.
 func (s *Schedules) render() {
-	s.Workflow.Options = view.WorkflowNames(s.m.doc)
+	s.Workflow.SetAll(view.WorkflowNames(s.m.doc))
 	s.List.Refresh()
 	if sc, closed := view.ScheduleFollow(s.m.doc, s.id, s.open, s.dirty); sc != nil {
 		s.fill(sc)
@@ -169,6 +172,7 @@ func (s *Schedules) render() {
 
 func (s *Schedules) close(msg string) {
 	s.open, s.id, s.dirty = false, "", false
+	s.List.UnselectAll() // a row selected still would not open again when tapped
 	s.form.Hide()
 	s.Empty.Show()
 	s.Message.SetText(msg)
@@ -227,6 +231,9 @@ func (s *Schedules) changed() {
 		return
 	}
 	s.dirty = true
+	if s.id != "" {
+		s.Message.SetText(view.UnsavedText) // not "Saved." above the problems of an edit
+	}
 	s.check()
 	s.updateButtons()
 }
@@ -294,6 +301,7 @@ func (s *Schedules) save() {
 		return
 	}
 	isNew := s.id == ""
+	s.m.Undo.drop()
 	var saved store.Schedule
 	s.m.runAsync(func() error {
 		var err error
@@ -347,6 +355,10 @@ func (s *Schedules) delete() {
 	}
 	id := s.id
 	title, question := view.DeleteScheduleQuestion()
+	var gone store.Schedule
+	if sc := s.m.doc.Schedule(id); sc != nil {
+		gone = sc.Clone()
+	}
 	s.m.opts.Confirm(title, question, func(ok bool) {
 		if !ok {
 			return
@@ -356,6 +368,7 @@ func (s *Schedules) delete() {
 				s.Message.SetText(view.ErrText(err))
 				return
 			}
+			s.m.offerScheduleUndo(gone)
 			s.m.freshDoc()
 			s.close("Deleted.")
 			s.m.render(nil)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"image/color"
+	"math"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -87,7 +88,11 @@ func (r *statusBarRenderer) Refresh() {
 	radius := theme.InputRadiusSize()
 	r.track.FillColor, r.track.CornerRadius = theme.Color(theme.ColorNameInputBackground), radius
 	r.fill.FillColor, r.fill.CornerRadius = statusColor(r.b.Status), radius
-	r.text.Color, r.text.TextSize = theme.Color(theme.ColorNameForeground), theme.TextSize()
+	under := r.track.FillColor // the text is centred: over the fill once the bar is half full
+	if r.b.Value >= 0.5 {
+		under = r.fill.FillColor
+	}
+	r.text.Color, r.text.TextSize = readableOn(under), theme.TextSize()
 	r.Layout(r.b.Size())
 	canvas.Refresh(r.b)
 }
@@ -111,4 +116,26 @@ func fitText(s string, width, size float32, style fyne.TextStyle) string {
 		}
 	}
 	return ""
+}
+
+// readableOn is black or white, whichever reads better on bg: the theme's foreground on
+// the green "done" bar of the dark theme was white on light green.
+func readableOn(bg color.Color) color.Color {
+	if luminance(bg) > 0.179 { // where black and white contrast alike with bg
+		return color.Black
+	}
+	return color.White
+}
+
+// luminance is the relative luminance of c (WCAG 2), 0 for black to 1 for white.
+func luminance(c color.Color) float64 {
+	r, g, b, _ := c.RGBA()
+	lin := func(v uint32) float64 {
+		s := float64(v) / 0xffff
+		if s <= 0.03928 {
+			return s / 12.92
+		}
+		return math.Pow((s+0.055)/1.055, 2.4)
+	}
+	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
 }

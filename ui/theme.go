@@ -33,11 +33,11 @@ func (t variantTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Co
 func themeOf(choice string) fyne.Theme {
 	switch choice {
 	case ThemeLight:
-		return variantTheme{theme.DefaultTheme(), theme.VariantLight}
+		return focusTheme{variantTheme{theme.DefaultTheme(), theme.VariantLight}}
 	case ThemeDark:
-		return variantTheme{theme.DefaultTheme(), theme.VariantDark}
+		return focusTheme{variantTheme{theme.DefaultTheme(), theme.VariantDark}}
 	}
-	return theme.DefaultTheme()
+	return focusTheme{theme.DefaultTheme()}
 }
 
 // themeChoices are View's theme items: the choice and its label.
@@ -66,9 +66,7 @@ func (m *Main) SetTheme(choice string) {
 // themeItems are View's theme items, the remembered choice checked and applied.
 func (m *Main) themeItems() []*fyne.MenuItem {
 	choice := m.App.Preferences().StringWithFallback(themePref, ThemeSystem)
-	if choice != ThemeSystem {
-		m.App.Settings().SetTheme(themeOf(choice))
-	}
+	m.App.Settings().SetTheme(themeOf(choice)) // the system theme too: its focus is drawn in amber (focusTheme)
 	items := make([]*fyne.MenuItem, len(themeChoices))
 	for i, c := range themeChoices {
 		items[i] = fyne.NewMenuItem(c.label, func() { m.SetTheme(c.choice) })

@@ -103,6 +103,10 @@ func TestShortcutsListIsTheMenus(t *testing.T) {
 	n := 0
 	for _, mn := range m.Win.MainMenu().Items {
 		for _, it := range mn.Items {
+			if _, ok := it.Shortcut.(*fyne.ShortcutUndo); ok {
+				n++ // Ctrl+Z: listed as such
+				continue
+			}
 			sc, ok := it.Shortcut.(*desktop.CustomShortcut)
 			if !ok {
 				continue

@@ -76,26 +76,32 @@ type Main struct {
 	Role   *RoleBar
 	Tabs   *container.AppTabs
 	Footer *widget.Label
+	Undo   *UndoBar // says what was deleted, with Undo
+	// Failures says a run failed when the desktop shows no notifications.
+	Failures *FailureBar
 
-	Search    *widget.Entry
-	Workflows *widget.List
+	Search    *KeyEntry
+	Workflows *KeyList
 	NewButton *widget.Button
 	Editor    *Editor
 	Chart     *DurationChart
 
-	RunsFilter   *widget.Entry
-	RunsWorkflow *widget.Select // the workflow filter, also the HistoryQuery's
+	RunsFilter   *KeyEntry
+	RunsWorkflow *FilterSelect  // the workflow filter, also the HistoryQuery's
 	RunsStatus   *widget.Select // the status filter, also the HistoryQuery's
 	RunsCount    *widget.Label
-	Runs         *widget.List
+	Runs         *KeyList
 	RunsArchive  *widget.Label  // what is listed from the archive
 	RunsOlder    *widget.Button // loads the next page of History
 	RunsRecent   *widget.Button // drops the archived runs from the list
 	RunView      *RunView
 
-	Timeline  *Timeline
-	Activity  *widget.List
-	Schedules *Schedules
+	Timeline *Timeline
+	Activity *KeyList
+	// ActivityFilter keeps the Activity lines that hold its text: a workflow's name, or
+	// what happened.
+	ActivityFilter *KeyEntry
+	Schedules      *Schedules
 
 	core Core
 	opts Options
@@ -106,25 +112,37 @@ type Main struct {
 	pend pending // from the watcher to the UI goroutine
 
 	// UI goroutine only.
-	doc       *store.Doc
-	st        host.Status
-	tk        host.Takeover
-	opened    time.Time
-	wfIdx     []int             // filtered indices into doc.Workflows
-	runIdx    []int             // filtered runs, newest first: indices into doc.Runs, or -(k+1) for hist.Runs[k] (view.History.List)
-	hist      view.History      // what the Runs tab loaded of the archive
-	lastOf    map[string]string // workflow name → status of its newest run
-	selWF     string            // selected workflow name ("" none)
-	selRun    string            // selected run id
-	syncing   bool              // selecting in a list from code, not from the person
-	entries   []view.Activity   // activity lines, newest first
-	notified  map[string]bool
-	writeable bool
-	autoOpen  bool // the first workflow was opened for the person
-	released  bool // the start's memory was given back (releaseStartupMemory)
-	ticks     int  // ticks applied on the UI goroutine (tests count them)
-	chartBox  fyne.CanvasObject
-	closeAsk  dialog.Dialog // the close confirmation while it is shown
+	doc          *store.Doc
+	st           host.Status
+	tk           host.Takeover
+	opened       time.Time
+	wfIdx        []int             // filtered indices into doc.Workflows
+	runIdx       []int             // filtered runs, newest first: indices into doc.Runs, or -(k+1) for hist.Runs[k] (view.History.List)
+	runsDoc      *store.Doc        // the snapshot runIdx indexes
+	runsTop      string            // the run at the top of the runs list's view before the last reindex (runsAnchor)
+	runsIn       float32           // how far into runsTop the view started
+	revealRun    bool              // the next render scrolls the runs list to the selected run
+	runRowHeight float32           // a row's height in the runs list (runStride)
+	hist         view.History      // what the Runs tab loaded of the archive
+	lastOf       map[string]string // workflow name → status of its newest run
+	selWF        string            // selected workflow name ("" none)
+	selRun       string            // selected run id
+	syncing      bool              // selecting in a list from code, not from the person
+	entries      []view.Activity   // activity lines, newest first
+	audit        []store.Entry     // the audit entries the Activity lines were made from
+	skips        map[string]int    // skipped occurrences of each schedule, in audit
+	notified     map[string]bool
+	writeable    bool
+	autoOpen     bool // the first workflow was opened for the person
+	released     bool // the start's memory was given back (releaseStartupMemory)
+	ticks        int  // ticks applied on the UI goroutine (tests count them)
+	chartBox     fyne.CanvasObject
+	mainSplit    *container.Split   // the sidebar beside the tabs
+	runsSplit    *container.Split   // the runs list above the run view
+	closeAsk     dialog.Dialog      // the close confirmation while it is shown
+	notifyItem   *fyne.MenuItem     // View › Notify when a run fails
+	sortItems    []*fyne.MenuItem   // View › Sort workflows …
+	rename       *dialog.FormDialog // the last Rename dialog: tests answer it with keys
 
 	// unattached attaches the content of each lazy tab not shown yet (lazyTab).
 	unattached map[*container.TabItem]func()
@@ -152,7 +170,7 @@ func New(a fyne.App, core Core, opts Options) *Main {
 		tk: core.LastTakeover(), opened: opts.Now(), lastOf: map[string]string{}, notified: map[string]bool{},
 		unattached: map[*container.TabItem]func(){}}
 	if m.opts.Confirm == nil {
-		m.opts.Confirm = func(title, msg string, fn func(bool)) { dialog.ShowConfirm(title, msg, fn, m.Win) }
+		m.opts.Confirm = m.confirm
 	}
 	m.Win = a.NewWindow(view.WindowTitle(st))
 	m.Win.SetIcon(Icon)
@@ -170,14 +188,18 @@ func New(a fyne.App, core Core, opts Options) *Main {
 		container.NewTabItemWithIcon("Workflow", theme.DocumentIcon(), m.workflowPane()),
 		m.lazyTab("Runs", theme.ListIcon(), m.runsPane(), m.RunView.LogPane.attach),
 		m.lazyTab("Timeline", theme.HistoryIcon(), m.timelinePane(), nil),
-		m.lazyTab("Schedules", theme.HistoryIcon(), m.Schedules.obj, nil),
-		m.lazyTab("Activity", theme.InfoIcon(), m.Activity, nil),
+		m.lazyTab("Schedules", theme.CalendarIcon(), m.Schedules.obj, nil), // not the Timeline's clock
+		m.lazyTab("Activity", theme.InfoIcon(), m.activityPane(), nil),
 	)
 	m.Tabs.OnSelected = m.tabSelected
 	split := container.NewHSplit(m.workflowsColumn(), m.Tabs)
 	split.Offset = 0.26
-	m.Win.SetContent(container.NewBorder(m.Role.obj, m.Footer, nil, nil, split))
+	m.mainSplit = split
+	m.Undo = newUndoBar(m)
+	m.Failures = newFailureBar(m)
+	m.Win.SetContent(container.NewBorder(m.Role.obj, container.NewVBox(m.Failures.obj, m.Undo.obj, m.Footer), nil, nil, split))
 	m.installDesktop()
+	m.restoreSplits()
 	m.render(nil)
 	return m
 }
@@ -378,6 +400,7 @@ func (m *Main) render(evs []host.Event) {
 	m.Workflows.Refresh()
 	m.Runs.Refresh()
 	m.syncSelections()
+	m.keepRunsInPlace(m.runsTop, m.runsIn)
 	m.Editor.follow(m.doc)
 	m.renderRun()
 	m.renderPictures()
@@ -428,13 +451,7 @@ func (m *Main) tick(chunk logChunk, entries []store.Entry, fresh bool) {
 // notify sends a desktop notification for each run that failed since the window opened
 // (view.FailureNotices decides which). UI goroutine.
 func (m *Main) notify(evs []host.Event) {
-	notices := view.FailureNotices(m.st, evs, m.doc, m.opened, m.notified)
-	if len(notices) > 0 && !canNotify(m.App) {
-		return // a desktop without a session bus: each try would only log an error
-	}
-	for _, n := range notices {
-		m.App.SendNotification(fyne.NewNotification(n.Title, n.Message))
-	}
+	m.tellFailures(view.FailureNotices(m.st, evs, m.doc, m.opened, m.notified))
 }
 
 // runAsync runs an intent off the UI goroutine and reports its error back on it.

@@ -397,7 +397,7 @@ func TestRoleAndActivityTexts(t *testing.T) {
 	}
 	e := store.Entry{Kind: "reap", PID: 9, Data: map[string]any{"run": "r3", "workflow": "w", "owner_pid": float64(41),
 		"action": "failed", "evidence": "instance lock free"}}
-	if got, want := Describe(e), "Run r3 of w was failed: its window pid 41 had died (instance lock free)"; got != want {
+	if got, want := Describe(e), "Run r3 of w failed: its window pid 41 had died (instance lock free)"; got != want {
 		t.Errorf("reap: %q, want %q", got, want)
 	}
 	e = store.Entry{Kind: "takeover", PID: 9, Data: map[string]any{"old_owner": map[string]any{"pid": float64(41)},

@@ -17,13 +17,16 @@ import (
 
 // buildWorkflows creates the workflow list, its search field and the editor.
 func (m *Main) buildWorkflows() {
-	m.Search = widget.NewEntry()
+	m.Search = NewKeyEntry()
+	m.Search.OnDown = func() { m.focusList(m.Workflows) }
+	m.Search.OnSubmitted = func(string) { m.focusList(m.Workflows) }
 	m.Search.SetPlaceHolder("Search workflows")
 	m.Search.ActionItem = widget.NewIcon(theme.SearchIcon())
 	m.Search.OnChanged = func(string) { m.render(nil) }
 	m.NewButton = widget.NewButtonWithIcon("New", theme.ContentAddIcon(), m.NewWorkflow)
-	m.Workflows = widget.NewList(func() int { return len(m.wfIdx) }, newWorkflowRow, m.updateWorkflowRow)
-	m.Workflows.OnSelected = m.onWorkflowSelected
+	m.Workflows = NewKeyList(func() int { return len(m.wfIdx) }, newWorkflowRow, m.updateWorkflowRow)
+	m.Workflows.OnPicked = m.onWorkflowSelected
+	m.Workflows.OnEnter = func() { m.Editor.focusFirst() }
 	m.Editor = newEditor(m)
 	m.Chart = NewDurationChart()
 }
@@ -35,7 +38,7 @@ func newWorkflowRow() fyne.CanvasObject {
 	name := widget.NewLabel("workflow name")
 	name.TextStyle.Bold = true
 	name.Truncation = fyne.TextTruncateEllipsis
-	detail := widget.NewLabel("3 steps · lane 1")
+	detail := widget.NewLabel("3 steps · runs one at a time")
 	detail.SizeName = theme.SizeNameCaptionText
 	detail.Truncation = fyne.TextTruncateEllipsis
 	text := container.NewVBox(name, compact(detail))
@@ -88,13 +91,14 @@ func (minWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 func (m *Main) workflowPane() fyne.CanvasObject {
 	chartTitle := widget.NewLabelWithStyle("Recent runs", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	m.chartBox = container.NewVBox(widget.NewSeparator(), container.NewBorder(chartTitle, nil, nil, nil, m.Chart))
-	m.Editor.scroll = container.NewVScroll(container.NewVBox(m.Editor.obj, m.chartBox, layout.NewSpacer()))
+	m.Editor.scroll = container.NewVScroll(container.New(clearOfScrollBar{}, container.NewVBox(m.Editor.obj, m.chartBox, layout.NewSpacer())))
 	return m.Editor.scroll
 }
 
 // reindexWorkflows filters the workflows by the search text, reusing its slice.
 func (m *Main) reindexWorkflows() {
 	m.wfIdx = view.FilterWorkflows(m.wfIdx, m.doc, m.Search.Text)
+	view.SortWorkflows(m.wfIdx, m.doc, m.sortBy())
 	view.LastStatuses(m.lastOf, m.doc)
 }
 
@@ -172,7 +176,7 @@ func (m *Main) NewWorkflow() {
 	m.askDiscard(func() {
 		m.selWF = ""
 		draft := view.NewWorkflow()
-		m.Editor.draftFrom(&draft, "")
+		m.Editor.draftFrom(&draft, "", true)
 		m.ShowTab("Workflow")
 		m.render(nil)
 		m.Win.Canvas().Focus(m.Editor.Name)
@@ -186,7 +190,7 @@ func (m *Main) DuplicateWorkflow() {
 		return
 	}
 	m.selWF = ""
-	m.Editor.draftFrom(w, view.CopyName(m.doc, w.Name))
+	m.Editor.draftFrom(w, view.CopyName(m.doc, w.Name), false)
 	m.render(nil)
 }
 
@@ -197,6 +201,7 @@ func (m *Main) SaveWorkflow() {
 		return
 	}
 	isNew, rev := m.Editor.existing == "", m.Editor.rev
+	m.Undo.drop() // the person's next change: the delete before it stays
 	m.Editor.setMessage("Saving…", widget.MediumImportance)
 	m.runAsync(func() error {
 		var err error
@@ -214,6 +219,9 @@ func (m *Main) SaveWorkflow() {
 		m.freshDoc()
 		m.selWF = def.Name
 		m.Editor.saved(m.doc.Workflow(def.Name), rev)
+		if rev == m.Editor.rev {
+			m.Editor.warnPrograms()
+		}
 		m.render(nil)
 	})
 }
@@ -225,7 +233,7 @@ func (m *Main) RenameWorkflow() {
 	if from == "" || m.Editor.dirty || !m.writeable {
 		return
 	}
-	name := widget.NewEntry()
+	name := NewKeyEntry()
 	name.SetText(from)
 	items := []*widget.FormItem{widget.NewFormItem("New name", name)}
 	d := dialog.NewForm("Rename workflow", "Rename", "Cancel", items, func(ok bool) {
@@ -233,9 +241,12 @@ func (m *Main) RenameWorkflow() {
 			m.renameTo(from, name.Text)
 		}
 	}, m.Win)
+	name.OnSubmitted = func(string) { d.Submit() } // Enter renames
+	name.OnEscape = d.Hide
 	d.Resize(fyne.NewSize(420, 160))
 	d.Show()
 	m.Win.Canvas().Focus(name)
+	m.rename = d
 }
 
 // renameTo renames workflow from to to through the core; its runs, history and
@@ -244,6 +255,7 @@ func (m *Main) renameTo(from, to string) {
 	if !m.writeable {
 		return
 	}
+	m.Undo.drop()
 	m.runAsync(func() error { _, err := m.core.Intents().RenameWorkflow(context.Background(), from, to); return err }, func(err error) {
 		m.freshDoc()
 		w := m.doc.Workflow(strings.TrimSpace(to))
@@ -279,6 +291,7 @@ func (m *Main) RunSelected() {
 			return
 		}
 		m.selRun = id
+		m.revealRun = true
 		m.freshDoc()
 		m.Editor.setMessage(view.StartedText(id, to), widget.SuccessImportance)
 		m.render(nil)
@@ -296,11 +309,13 @@ func (m *Main) DeleteWorkflow() {
 		if !ok {
 			return
 		}
+		before := m.doc
 		m.runAsync(func() error { _, err := m.core.Intents().DeleteWorkflow(context.Background(), name); return err }, func(err error) {
 			if err != nil {
 				m.Editor.setMessage(view.ErrText(err), widget.DangerImportance)
 				return
 			}
+			m.offerWorkflowUndo(before, name)
 			m.freshDoc()
 			m.selWF = ""
 			m.Editor.clear(view.DeletedText(name))

@@ -69,7 +69,7 @@ func Describe(e store.Entry) string {
 		if ids := runIDs(d["adopted"]); len(ids) > 0 {
 			s += "; it adopted " + Plural(len(ids), "run", "runs") + " still going (" + strings.Join(ids, ", ") + ")"
 		}
-		return s + fmt.Sprintf(" (epoch %d, %v ms)", tk.Epoch, tk.TookMS)
+		return s + fmt.Sprintf(" (in %v ms)", tk.TookMS)
 	case store.KindReap:
 		var r store.Reap
 		if e.Decode(&r) != nil {
@@ -90,9 +90,9 @@ func Describe(e store.Entry) string {
 		case workflow.ActionFailed, workflow.ActionRequeued, "":
 			act := "failed"
 			if r.Action == workflow.ActionRequeued {
-				act = "queued again"
+				act = "was queued again"
 			}
-			return fmt.Sprintf("Run %s of %s was %s: its window pid %d had died (%s)", r.Run, r.Workflow, act, r.OwnerPID, r.Evidence)
+			return fmt.Sprintf("Run %s of %s %s: its window pid %d had died (%s)", r.Run, r.Workflow, act, r.OwnerPID, r.Evidence)
 		}
 		return fmt.Sprintf("Run %s of %s: %s, as its window pid %d had died (%s)", r.Run, r.Workflow, r.Action, r.OwnerPID, r.Evidence)
 	case store.KindReclaim:

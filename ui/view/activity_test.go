@@ -18,15 +18,15 @@ func TestDescribe(t *testing.T) {
 	}{
 		{store.Entry{Kind: "reap", PID: 9, Data: map[string]any{"run": "r3", "workflow": "w", "owner_pid": float64(41),
 			"action": "failed", "evidence": "instance lock free"}},
-			"Run r3 of w was failed: its window pid 41 had died (instance lock free)"},
+			"Run r3 of w failed: its window pid 41 had died (instance lock free)"},
 		{store.Entry{Kind: "reap", PID: 9, Data: map[string]any{"run": "r3", "workflow": "w", "owner_pid": float64(41),
 			"action": "requeued", "evidence": "x"}},
 			"Run r3 of w was queued again: its window pid 41 had died (x)"},
 		{store.Entry{Kind: "takeover", PID: 9, Data: map[string]any{"old_owner": map[string]any{"pid": float64(41)},
 			"reaped": []any{map[string]any{}, map[string]any{}}, "epoch": float64(3), "took_ms": 1.5}},
-			"Window pid 9 became the writer, taking over from pid 41; it reaped 2 runs the old writer left running (epoch 3, 1.5 ms)"},
+			"Window pid 9 became the writer, taking over from pid 41; it reaped 2 runs the old writer left running (in 1.5 ms)"},
 		{store.Entry{Kind: "takeover", PID: 9, Data: map[string]any{"epoch": float64(1), "took_ms": float64(2)}},
-			"Window pid 9 became the writer (epoch 1, 2 ms)"},
+			"Window pid 9 became the writer (in 2 ms)"},
 		{store.Entry{Kind: "reap", PID: 9, Data: map[string]any{"run": "r3", "workflow": "backup", "owner_pid": float64(41),
 			"action": "adopted", "evidence": "instance lock free"}},
 			"Run r3 of backup was adopted from window pid 41, which closed or died; it keeps running"},
@@ -46,7 +46,7 @@ func TestDescribe(t *testing.T) {
 			"reaped":  []any{map[string]any{"run": "r1", "action": "failed"}, map[string]any{"run": "r2", "action": "recorded"}},
 			"adopted": []any{"r3", "r4"}, "epoch": float64(4), "took_ms": float64(3)}},
 			"Window pid 9 became the writer, taking over from pid 41; it reaped 1 run the old writer left running; " +
-				"it recorded 1 run that finished while no window followed it; it adopted 2 runs still going (r3, r4) (epoch 4, 3 ms)"},
+				"it recorded 1 run that finished while no window followed it; it adopted 2 runs still going (r3, r4) (in 3 ms)"},
 		{store.Entry{Kind: "handover", PID: 41, Data: map[string]any{"epoch": float64(4), "from": map[string]any{"pid": float64(41)},
 			"to": map[string]any{"pid": float64(9)}, "runs": []any{"r3", "r5"}}},
 			"Window pid 41 handed writing over to window pid 9, which asked for it; 2 runs were left going for it to adopt (r3, r5)"},
@@ -113,7 +113,7 @@ func TestDescribeRecordsAsWritten(t *testing.T) {
 		t.Fatalf("read %d entries (%v), want %d", len(es), err, len(recs))
 	}
 	want := []string{
-		"Window pid %d became the writer, taking over from pid 41; it reaped 1 run the old writer left running (epoch 3, 1.5 ms)",
+		"Window pid %d became the writer, taking over from pid 41; it reaped 1 run the old writer left running (in 1.5 ms)",
 		"Run r1 of w was queued again: its window pid 41 had died (gone)",
 		"Run r2 of w was adopted from window pid 41, which closed or died; it keeps running",
 		"Run r4 of w finished while no window followed it; recorded from its journal",

@@ -28,7 +28,7 @@ func TestPrefKeyAndSizes(t *testing.T) {
 			t.Errorf("WorthSaving(%v, %v) = %v", c.w, c.h, got)
 		}
 	}
-	if s := AboutText("1.2", host.Status{Home: "/h", PID: 9}); !strings.HasPrefix(s, "Baton 1.2\n") || !strings.HasSuffix(s, "Home: /h\nThis window: pid 9") {
+	if s := AboutText("1.2", host.Status{Home: "/h", PID: 9}, nil); !strings.HasPrefix(s, "Baton 1.2\n") || !strings.HasSuffix(s, "Home: /h\nThis window: pid 9") {
 		t.Errorf("about %q", s)
 	}
 }

@@ -324,6 +324,9 @@ func EmptyEditorText(msg string) string {
 	return msg + " Choose a workflow on the left, or make a new one (Ctrl+N)."
 }
 
+// UnsavedText is a form's message once the person edits what was saved.
+const UnsavedText = "Changed, not saved yet."
+
 // SavedText is the editor's message after a save; newer says the person typed since the
 // save began (their newer edits stay, unsaved).
 func SavedText(newer bool) string {
@@ -470,3 +473,16 @@ func RenamedText(from string) string {
 
 // NotRenamedText says that a rename failed, and why.
 func NotRenamedText(err error) string { return "Not renamed: " + ErrText(err) }
+
+// MaskedEnv is an environment as typed ("NAME=value" lines) with the value of each
+// secret-named variable (workflow.IsSecretName) shown as workflow.SecretMask, as the log
+// shows it; secret reports whether there was one to mask.
+func MaskedEnv(env string) (masked string, secret bool) {
+	lines := strings.Split(env, "\n")
+	for i, l := range lines {
+		if k, v, ok := strings.Cut(l, "="); ok && v != "" && workflow.IsSecretName(strings.TrimSpace(k)) {
+			lines[i], secret = k+"="+workflow.SecretMask, true
+		}
+	}
+	return strings.Join(lines, "\n"), secret
+}

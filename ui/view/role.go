@@ -91,12 +91,18 @@ func TakeoverText(tk host.Takeover) string {
 	if recorded > 0 {
 		what = append(what, "recorded "+Plural(recorded, "run", "runs")+" that finished meanwhile")
 	}
+	from := "became the writer" // the last writer closed normally
+	switch {
+	case tk.HandedOver && tk.OldOwner != nil: // nobody died: nothing was "left"
+		from = fmt.Sprintf("pid %d handed over", tk.OldOwner.PID)
+		if len(what) == 0 {
+			what = append(what, "no runs were going")
+		}
+	case tk.OldOwner != nil:
+		from = fmt.Sprintf("took over from pid %d", tk.OldOwner.PID)
+	}
 	if len(what) == 0 {
 		what = append(what, "no runs were left running")
-	}
-	from := "became the writer" // the last writer closed normally
-	if tk.OldOwner != nil {
-		from = fmt.Sprintf("took over from pid %d", tk.OldOwner.PID)
 	}
 	return fmt.Sprintf("%s, %s, %s", from, strings.Join(what, ", "), fmtMS(tk.TookMS))
 }

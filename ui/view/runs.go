@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"baton/host"
 	"baton/store"
@@ -29,7 +30,7 @@ func RowOf(r *store.Run, self int, now time.Time) RunRow {
 		row.Title += " · " + r.Task
 	}
 	if d := RunDuration(r, now); d > 0 {
-		row.Duration = Human(d)
+		row.Duration = Clock(r.Started, now) + " · " + Human(d) // when it started, and for how long
 	} else {
 		row.Duration = r.Status
 	}
@@ -40,7 +41,7 @@ func RowOf(r *store.Run, self int, now time.Time) RunRow {
 // the row's icon and the bar's colour show, so that it fits the narrow bar.
 func rowStep(r *store.Run) string {
 	if r.Steps > 0 && (r.Status == store.StatusFailed || r.Status == store.StatusCancelled) {
-		return fmt.Sprintf("at step %d of %d", r.Step+1, r.Steps)
+		return fmt.Sprintf("%s at %d/%d", r.Status, r.Step+1, r.Steps) // the word, not only the colour
 	}
 	return StepText(r)
 }
@@ -227,4 +228,18 @@ func FoundText(n int) string {
 		return "no line matches"
 	}
 	return Plural(n, "line matches", "lines match")
+}
+
+// CopiedText says what Copy put on the clipboard: the selection or the whole log, in
+// lines and characters, and note (what part of a very long log it is).
+func CopiedText(text string, selection bool, note string) string {
+	lines := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		lines++
+	}
+	what := "Copied the whole log"
+	if selection {
+		what = "Copied the selection"
+	}
+	return fmt.Sprintf("%s: %s, %s%s", what, Plural(lines, "line", "lines"), Plural(utf8.RuneCountInString(text), "character", "characters"), note)
 }

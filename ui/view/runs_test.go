@@ -20,10 +20,10 @@ func TestRowOf(t *testing.T) {
 			RunRow{Tone: ToneDisabled, Title: "r1  w", Step: "waiting", Duration: store.StatusQueued}},
 		{"running here, with a task", store.Run{ID: "r2", Workflow: "w", Task: "photos", Status: store.StatusRunning, Steps: 4, Step: 1,
 			OwnerPID: 10, Started: at(11, 58, 0)},
-			RunRow{Tone: TonePrimary, Title: "r2  w · photos", Step: "step 2 of 4", Progress: 0.25, Duration: "2 min 00 s", Owner: "pid 10 (this window)"}},
+			RunRow{Tone: TonePrimary, Title: "r2  w · photos", Step: "step 2 of 4", Progress: 0.25, Duration: "11:58 · 2 min 00 s", Owner: "pid 10 (this window)"}},
 		{"failed elsewhere", store.Run{ID: "r3", Workflow: "w", Status: store.StatusFailed, Steps: 1, OwnerPID: 11,
 			Started: at(11, 0, 0), Ended: at(11, 0, 3)},
-			RunRow{Tone: ToneError, Title: "r3  w", Step: "at step 1 of 1", Duration: "3.0 s", Owner: "pid 11"}},
+			RunRow{Tone: ToneError, Title: "r3  w", Step: "failed at 1/1", Duration: "11:00 · 3.0 s", Owner: "pid 11"}},
 	} {
 		if got := RowOf(&c.r, 10, now); got != c.want {
 			t.Errorf("%s:\n got %+v\nwant %+v", c.name, got, c.want)

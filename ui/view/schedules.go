@@ -28,6 +28,9 @@ type ScheduleRow struct {
 // row says so ("running now (r12)") rather than what the run before it did.
 func ScheduleRowOf(doc *store.Doc, sc *store.Schedule, now time.Time) ScheduleRow {
 	next := "next " + Clock(sc.NextDue, now)
+	if subMinute(sc) || sc.NextDue.Second() != 0 {
+		next = "next " + Stamp(sc.NextDue, now)
+	}
 	if sc.Paused {
 		next = "paused"
 	}
@@ -50,6 +53,12 @@ func ScheduleRowOf(doc *store.Doc, sc *store.Schedule, now time.Time) ScheduleRo
 	}
 	return ScheduleRow{Title: sc.Workflow + " · " + Cadence(sc), Paused: sc.Paused,
 		Detail: fmt.Sprintf("%s · %s · overlap %s · catch-up %s", next, last, sc.Overlap, sc.CatchUp)}
+}
+
+// subMinute reports whether sc repeats on a period that is not a whole number of
+// minutes: its times need their seconds.
+func subMinute(sc *store.Schedule) bool {
+	return sc.Cron == "" && time.Duration(sc.Every)%time.Minute != 0
 }
 
 // Cadence says when a schedule runs: "cron 0 3 * * * (Europe/Paris)" or "every 1h30m".
@@ -223,8 +232,14 @@ func PreviewText(times []time.Time, tz string) string {
 		loc, name = l, tz
 	}
 	lines := []string{"Times in " + name + ":"}
+	layout := "Mon 2 Jan 15:04 MST"
 	for _, t := range times {
-		lines = append(lines, t.In(loc).Format("Mon 2 Jan 15:04 MST"))
+		if t.Second() != 0 {
+			layout = "Mon 2 Jan 15:04:05 MST" // a 10 s schedule reads 14:21:10, 14:21:20, not 14:21, 14:21
+		}
+	}
+	for _, t := range times {
+		lines = append(lines, t.In(loc).Format(layout))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -73,3 +73,44 @@ func SplitCommand(argv []string) (split []string, ok bool) {
 	}
 	return append(words, argv[1:]...), true
 }
+
+// ProgramWarnings are what Save says of steps whose program will not run as typed, keyed
+// by the step's argv field (StepField(i, "argv")): a whole command line typed as the
+// program ("Split into arguments" fixes it), or a program that is not on PATH. lookPath
+// finds a program as exec.LookPath does; a program with a slash is looked for relative
+// to the step's folder by stat. Save still saves: the program may be installed later.
+func ProgramWarnings(steps []StepDraft, lookPath func(string) error, stat func(string) error) map[string]string {
+	out := map[string]string{}
+	for i, s := range steps {
+		if len(s.Argv) == 0 || strings.TrimSpace(s.Argv[0]) == "" {
+			continue
+		}
+		prog := s.Argv[0]
+		field := StepField(i, "argv")
+		if _, ok := SplitCommand(s.Argv); ok {
+			out[field] = fmt.Sprintf("%q is a whole command line, not a program: use Split into arguments", prog)
+			continue
+		}
+		if strings.Contains(prog, "/") {
+			p := prog
+			if !strings.HasPrefix(p, "/") && s.Dir != "" {
+				p = strings.TrimSuffix(s.Dir, "/") + "/" + p
+			}
+			if stat(p) != nil {
+				out[field] = fmt.Sprintf("program %q not found", prog)
+			}
+			continue
+		}
+		if lookPath(prog) != nil {
+			out[field] = fmt.Sprintf("program %q is not on PATH: it will fail when it runs unless it is installed by then", prog)
+		}
+	}
+	return out
+}
+
+// SavedButText is the editor's message after a save whose n steps' programs will not run
+// as typed.
+func SavedButText(n int) string {
+	return fmt.Sprintf("Saved, but %s will not run as typed: see the %s marked below.", Plural(n, "step", "steps"),
+		map[bool]string{true: "step", false: "steps"}[n == 1])
+}

@@ -2,6 +2,8 @@ package view
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"baton/host"
@@ -29,9 +31,18 @@ func LastStatuses(last map[string]string, doc *store.Doc) {
 	}
 }
 
-// WorkflowDetail is the small text of a workflow's row: "3 steps · lane 1".
+// WorkflowDetail is the small text of a workflow's row: "3 steps · runs one at a time".
 func WorkflowDetail(w *store.Workflow) string {
-	return fmt.Sprintf("%s · lane %d", Plural(len(w.Steps), "step", "steps"), w.MaxConcurrent)
+	return Plural(len(w.Steps), "step", "steps") + " · " + LaneText(w.MaxConcurrent)
+}
+
+// LaneText says how many runs of a workflow may go at once, in words: "runs one at a
+// time", "up to 3 runs at once".
+func LaneText(max int) string {
+	if max <= 1 {
+		return "runs one at a time"
+	}
+	return fmt.Sprintf("up to %d runs at once", max)
 }
 
 // CopyName is the name of a duplicate of workflow name: "name copy", else the first
@@ -72,11 +83,11 @@ func StartedText(id string, forwardedTo int) string {
 // DeletedText is the editor's empty state after workflow name was deleted here.
 func DeletedText(name string) string { return "Deleted " + name + "." }
 
-// Footer is the line at the bottom of the window.
+// Footer is the line at the bottom of the window. The document's generation and epoch
+// are details for Help › About (AboutText), not words for every day.
 func Footer(st host.Status, doc *store.Doc) string {
-	return fmt.Sprintf("%s · this window pid %d · generation %d · epoch %d · %s · %s",
-		st.Home, st.PID, doc.Generation, doc.Epoch,
-		Plural(len(doc.Workflows), "workflow", "workflows"), Plural(len(doc.Runs), "run", "runs"))
+	return fmt.Sprintf("%s · this window pid %d · %s · %s",
+		st.Home, st.PID, Plural(len(doc.Workflows), "workflow", "workflows"), Plural(len(doc.Runs), "run", "runs"))
 }
 
 // WindowTitle is the window's title.
@@ -85,6 +96,7 @@ func WindowTitle(st host.Status) string { return fmt.Sprintf("Baton — %s", st.
 // Notice is a desktop notification.
 type Notice struct {
 	Title, Message string
+	Run            string // the run it is about
 }
 
 // FailureNotices returns a notice for each run that the events evs say failed, that
@@ -108,7 +120,7 @@ func FailureNotices(st host.Status, evs []host.Event, doc *store.Doc, opened tim
 		if r.Error != "" {
 			msg += ": " + r.Error
 		}
-		out = append(out, Notice{Title: "Baton: a run failed", Message: msg})
+		out = append(out, Notice{Title: "Baton: a run failed", Message: msg, Run: r.ID})
 	}
 	return out
 }
@@ -120,4 +132,48 @@ func AutoOpen(done, editorOpen bool, doc *store.Doc) *store.Workflow {
 		return nil
 	}
 	return &doc.Workflows[0]
+}
+
+// ConfirmBack is the button of a confirmation that does nothing.
+const ConfirmBack = "Go back"
+
+// ConfirmAction is the button of a confirmation that does what title asks: "Delete
+// workflow?" is confirmed by "Delete workflow", not by "Yes".
+func ConfirmAction(title string) string {
+	if a := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(title), "?")); a != "" {
+		return a
+	}
+	return "OK"
+}
+
+// Sidebar orders (View › Sort workflows).
+const (
+	SortAdded  = "added"  // as added (the document's order)
+	SortName   = "name"   // by name, ignoring case
+	SortRecent = "recent" // the workflow that ran last first; never-run ones after, by name
+)
+
+// SortWorkflows orders idx (indices into doc.Workflows) by: SortName, SortRecent, or as
+// they are (SortAdded or anything else).
+func SortWorkflows(idx []int, doc *store.Doc, by string) {
+	name := func(i int) string { return strings.ToLower(doc.Workflows[i].Name) }
+	switch by {
+	case SortName:
+		sort.SliceStable(idx, func(a, b int) bool { return name(idx[a]) < name(idx[b]) })
+	case SortRecent:
+		last := map[string]time.Time{}
+		for i := range doc.Runs {
+			r := &doc.Runs[i]
+			if r.Created.After(last[r.Workflow]) {
+				last[r.Workflow] = r.Created
+			}
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			ta, tb := last[doc.Workflows[idx[a]].Name], last[doc.Workflows[idx[b]].Name]
+			if !ta.Equal(tb) {
+				return ta.After(tb)
+			}
+			return name(idx[a]) < name(idx[b])
+		})
+	}
 }

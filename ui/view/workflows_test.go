@@ -27,7 +27,7 @@ func TestFilterWorkflowsAndLastStatuses(t *testing.T) {
 
 func TestWorkflowTexts(t *testing.T) {
 	w := store.Workflow{Name: "w", MaxConcurrent: 2, Steps: []store.Step{{}}}
-	if got := WorkflowDetail(&w); got != "1 step · lane 2" {
+	if got := WorkflowDetail(&w); got != "1 step · up to 2 runs at once" {
 		t.Errorf("WorkflowDetail = %q", got)
 	}
 	doc := &store.Doc{Workflows: []store.Workflow{{Name: "a"}, {Name: "a copy"}, {Name: "a copy 2"}, {Name: "b"}}}
@@ -53,8 +53,14 @@ func TestWorkflowTexts(t *testing.T) {
 	}
 	st := host.Status{Home: "/h", PID: 7}
 	d := &store.Doc{Generation: 12, Epoch: 3, Workflows: []store.Workflow{{}}, Runs: []store.Run{{}, {}}}
-	if got := Footer(st, d); got != "/h · this window pid 7 · generation 12 · epoch 3 · 1 workflow · 2 runs" {
+	if got := Footer(st, d); got != "/h · this window pid 7 · 1 workflow · 2 runs" { // issue 22: generation and epoch are in About
 		t.Errorf("footer %q", got)
+	}
+	if got := AboutText("1", st, d); !strings.HasSuffix(got, "Document: generation 12, writer epoch 3") {
+		t.Errorf("about %q", got)
+	}
+	if got := WorkflowDetail(&store.Workflow{MaxConcurrent: 1}); got != "0 steps · runs one at a time" {
+		t.Errorf("a lane of one: %q", got)
 	}
 	if got := WindowTitle(st); got != "Baton — /h" {
 		t.Errorf("title %q", got)
@@ -92,7 +98,7 @@ func TestFailureNotices(t *testing.T) {
 	writer := host.Status{Role: host.RoleWriter}
 	notified := map[string]bool{}
 	got := FailureNotices(writer, evs, doc, opened, notified)
-	want := []Notice{{"Baton: a run failed", "Run r1 of w failed: exit code 1"}, {"Baton: a run failed", "Run r3 of v failed"}}
+	want := []Notice{{"Baton: a run failed", "Run r1 of w failed: exit code 1", "r1"}, {"Baton: a run failed", "Run r3 of v failed", "r3"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("notices %+v, want %+v", got, want)
 	}

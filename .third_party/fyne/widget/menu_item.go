@@ -362,9 +362,11 @@ func (r *menuItemRenderer) refreshText(text *canvas.Text, shortcut bool) {
 
 func shortcutColor(th fyne.Theme) color.Color {
 	v := fyne.CurrentApp().Settings().ThemeVariant()
-	r, g, b, a := th.Color(theme.ColorNameForeground, v).RGBA()
-	a = uint32(float32(a) * 0.95)
-	return color.NRGBA{R: uint8(r), G: uint8(g), B: uint8(b), A: uint8(a)}
+	// Baton's patch: RGBA is 16 bits a channel; upstream kept the low byte, which made
+	// 95 % opacity 20 % (0xf332 -> 0x32) and the shortcut text hard to see.
+	c := color.NRGBAModel.Convert(th.Color(theme.ColorNameForeground, v)).(color.NRGBA)
+	c.A = uint8(float32(c.A) * 0.95)
+	return c
 }
 
 func textsForShortcut(sc fyne.KeyboardShortcut, th fyne.Theme) (texts []*canvas.Text) {

@@ -135,6 +135,24 @@ func (t *TextGrid) ScrollToBottom() {
 	t.Refresh()
 }
 
+// ScrollOffset returns how far the grid is scrolled (Baton's patch: upstream keeps it to
+// itself, and a log that pages in earlier text must keep the line it shows in place).
+func (t *TextGrid) ScrollOffset() fyne.Position {
+	if t.scroll == nil {
+		return fyne.Position{}
+	}
+	return t.scroll.Offset
+}
+
+// ScrollToOffset scrolls the grid to p (Baton's patch, see ScrollOffset).
+func (t *TextGrid) ScrollToOffset(p fyne.Position) {
+	if t.scroll == nil {
+		return
+	}
+	t.scroll.ScrollToOffset(p)
+	t.Refresh()
+}
+
 // PositionForCursorLocation returns the relative position in this TextGrid for the cell at position row, col.
 // If the grid has been scrolled this will be taken into account so that the position compared to top left will
 // refer to the requested location.

@@ -817,3 +817,24 @@ func (w *window) view() *glfw.Window {
 func wrapInnerWindow(*container.InnerWindow, fyne.Window, *gLDriver) fyne.Window {
 	return nil
 }
+
+// fitScreen caps a window size in pixels at the size of the screen the window is on
+// (Baton's patch): a size kept in units, as an app remembers it, came out 2360 by 1520
+// pixels on a 1600 by 1000 screen at FYNE_SCALE=2, with the window's edges off-screen.
+func (w *window) fitScreen(width, height int) (int, int) {
+	monitor := w.getMonitorForWindow()
+	if monitor == nil {
+		return width, height
+	}
+	mode := monitor.GetVideoMode()
+	if mode == nil || mode.Width <= 0 || mode.Height <= 0 {
+		return width, height
+	}
+	if width > mode.Width {
+		width = mode.Width
+	}
+	if height > mode.Height {
+		height = mode.Height
+	}
+	return width, height
+}

@@ -704,3 +704,6 @@ func (w *wrapInner) updateVisibility() {
 func (w *window) scaleInput(in float64) float64 {
 	return in
 }
+
+// fitScreen leaves a browser window's size alone (Baton's patch, see window_desktop.go).
+func (w *window) fitScreen(width, height int) (int, int) { return width, height }
