@@ -353,8 +353,12 @@ func TestHomeRefusesUnsafeEntries(t *testing.T) {
 					// the home is now damaged, refused until `baton recover` (store's
 					// TestDamageMatrix covers what follows).
 					waitSafe(t, w)
-					if st := w.Status(); st.Role == RoleWriter || !strings.Contains(st.Problem, "baton recover") {
-						t.Fatalf("the log removed: role %s, problem %q; want a reader pointing to baton recover", st.Role, st.Problem)
+					deadline := time.Now().Add(30 * time.Second)
+					for st := w.Status(); st.Role == RoleWriter || !strings.Contains(st.Problem, "baton recover"); st = w.Status() {
+						if st.Role == RoleWriter || time.Now().After(deadline) {
+							t.Fatalf("the log removed: role %s, problem %q; want a reader pointing to baton recover", st.Role, st.Problem)
+						}
+						time.Sleep(5 * time.Millisecond) // polling a condition, not a synchronisation
 					}
 					return
 				}

@@ -91,6 +91,7 @@ type Window struct {
 	retainState *retentionState // what its retention passes keep between them
 
 	termWG sync.WaitGroup // the goroutines of writer terms: takeover, scheduler, demote
+	bgWG   sync.WaitGroup // the window's own goroutines that may end a term (guardHome)
 
 	pubMu     sync.Mutex // serialises publish; guards published
 	published *store.Doc
@@ -185,7 +186,8 @@ func (w *Window) Start() error {
 			return err
 		}
 	}
-	go w.guardHome(w.homePoke)
+	w.bgWG.Add(1)
+	go func() { defer w.bgWG.Done(); w.guardHome(w.homePoke) }()
 	// A save between Open's read and the watch being set up raised no event: look again.
 	doc, _, err := w.st.Refresh()
 	w.mu.Lock()
@@ -443,9 +445,6 @@ func (w *Window) Close() error {
 		_ = w.st.Checkpoint() // workflows.json alone is complete when no window writes
 		_ = w.st.KeepPrevious()
 		_ = w.audit.Append(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
-		if err := w.audit.Close(); err != nil { // no more retries: this window writes no more
-			w.opts.Logf("%v", err)
-		}
 	}
 	var held, waiting bool
 	ok, emit := w.move(RoleClosed, nil, func() {
@@ -473,7 +472,15 @@ func (w *Window) Close() error {
 	if held && !waiting {
 		_ = w.lock.Close()
 	}
+	// No more audit retries: a reader appends too (an unsafe entry, a refused request), and
+	// a retry after Close would write into a home this window no longer has open.
+	if err := w.audit.Close(); err != nil {
+		w.opts.Logf("%v", err)
+	}
 	w.stop()
+	// A home check that was ending a term when Close came may still be retiring this
+	// window's identity: nothing of this window touches the home once Close returns.
+	w.bgWG.Wait()
 	emit()
 	w.hub.finishAll()
 	return ierr
