@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// TestDemoRequests feeds testdata/demo.jsonl (the README's example session) through the
-// control channel of a writer: every request is answered ok, and the document holds what
-// it asked for.
+// TestDemoRequests feeds testdata/demo.jsonl (the example session of host/README.md, "The
+// control channel (v1)") through the control channel of a writer: every request is
+// answered ok, and the document holds what it asked for.
 func TestDemoRequests(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "testdata", "demo.jsonl"))
 	if err != nil {

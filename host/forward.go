@@ -58,7 +58,7 @@ import (
 //     retires when its term ends, so a claim made by a term that just ended is taken over
 //     too.
 //
-// Deletion (DESIGN.md, "Who may delete what"): the requester removes its reply once read
+// Deletion (workflow/README.md, "Who may delete what"): the requester removes its reply once read
 // (and the claim, should its writer have died before removing it) and its withdrawn file
 // once renamed. The writer removes a claim once its answer is durable, the reply at once
 // if the requester is dead, and sweeps replies and withdrawn files whose requester is dead

@@ -15,7 +15,7 @@ import (
 	"baton/store"
 )
 
-// Other users and the home (DESIGN.md, "Other users and the file system"): the home and
+// Other users and the home (host/README.md, "Other users and the file system"): the home and
 // every entry of it that Baton reads or writes belong to the user; nothing is writable by
 // group or others, and nothing is readable by them.
 //

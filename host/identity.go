@@ -176,7 +176,7 @@ func ownerAlive(home string, self store.Owner, o store.Owner) (bool, string) {
 
 // cleanInstances removes the instance files of dead windows. Only the writer calls it.
 //
-// The deletion rule (DESIGN.md, "Who may delete what"): remove only what is proven
+// The deletion rule (workflow/README.md, "Who may delete what"): remove only what is proven
 // abandoned. instances/<id>.lock exists only locked (it is renamed into place while its
 // window holds its flock), so a lock this cleaner wins belongs to a window that is gone,
 // and no live process can be creating that name again (instance ids are never reused).

@@ -1,6 +1,3 @@
-// Package host is who this process is: its identity, its liveness evidence, state.lock,
-// the role state machine (reader, promoting, writer, closed), the lock watcher and the
-// BecomeWriter transition. A Window is the core that the UI and the control channel drive.
 package host
 
 import (

@@ -1,3 +1,11 @@
+// Package store keeps workflows.json: loading with validation and a size cap, atomic
+// durable saves, the generation and the writer epoch (fencing), refresh-before-write and a
+// watch of the home folder; the home's identity, damage refused without a change
+// (damage.go) and its explicit recovery (recover.go). It knows nothing of roles or windows.
+//
+// README.md in this folder is its design: the write-ahead log's format, checkpoints,
+// damage detection and recovery, the named durability points and their power-cut tests,
+// the archive and retention.
 package store
 
 import (

@@ -13,15 +13,16 @@ import (
 
 // Durability points. Every fsync and fdatasync Baton relies on has a name, so that a
 // reverse control can switch off exactly that one (BATON_SKIP_SYNC, test binaries only)
-// and show that a test on the forgetting file system (store/storetest/forgetfs) then fails. The
-// README's reliability section lists each point with the test that catches it.
+// and show that a test on the forgetting file system (store/storetest/forgetfs) then fails.
+// store/README.md, "Durability points and power cuts", lists each point with the test that
+// catches it.
 const (
 	SyncReplaceFile   = "replace.file"      // an atomic replace's temp file
 	SyncReplaceFolder = "replace.folder"    // the folder after an atomic replace's rename
-	SyncWALCreate     = "wal.create"        // the log's zero fill (for speed, see README)
+	SyncWALCreate     = "wal.create"        // the log's zero fill (for speed, see store/README.md)
 	SyncWALCreateDir  = "wal.create.folder" // the log's name when it is made
 	SyncWALFrame      = "wal.frame"         // a save's frame: the acknowledgement
-	SyncWALCycle      = "wal.cycle"         // a new cycle's header (see README)
+	SyncWALCycle      = "wal.cycle"         // a new cycle's header (see store/README.md)
 	SyncWALHeader     = "wal.header"        // a new log's first header, before a document names it
 	SyncRecover       = "recover.folder"    // the folder damaged files were moved into, and the home
 	SyncArchiveFile   = "archive.file"      // runs appended to the archive

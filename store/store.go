@@ -1,7 +1,3 @@
-// Package store keeps workflows.json: loading with validation and a size cap, atomic
-// durable saves, the generation and the writer epoch (fencing), refresh-before-write and a
-// watch of the home folder; the home's identity, damage refused without a change
-// (damage.go) and its explicit recovery (recover.go). It knows nothing of roles or windows.
 package store
 
 import (

@@ -1,7 +1,3 @@
-// Package workflow is the logic over a workflows document: definitions, runs, the
-// concurrency lane, the reaper, schedules, and the executor that runs steps as child
-// processes. It never touches workflows.json itself; the caller passes a document (inside
-// store.Update) or an Updater.
 package workflow
 
 import (
