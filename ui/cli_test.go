@@ -94,6 +94,7 @@ func quietUnderEveryLocale(t *testing.T, bin string) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env := append(cliEnv(t), c.env...)
+			home := filepath.Join(t.TempDir(), "home") // made by tick --once, then read
 			for _, r := range []struct {
 				args []string
 				code int
@@ -101,11 +102,12 @@ func quietUnderEveryLocale(t *testing.T, bin string) {
 				{[]string{"--version"}, 0},
 				{[]string{"--bogus"}, 2},
 				{[]string{"tick"}, 2},
-				{[]string{"tick", "--once", "--home", filepath.Join(t.TempDir(), "home")}, 0},
-				{[]string{"--headless", "--home", filepath.Join(t.TempDir(), "home")}, 0}, // stdin at its end at once
-				{[]string{"status", "--home", filepath.Join(t.TempDir(), "home")}, 0},
-				{[]string{"runs", "--json", "--home", filepath.Join(t.TempDir(), "home")}, 0},
-				{[]string{"run", "nope", "--home", filepath.Join(t.TempDir(), "home")}, 1},
+				{[]string{"status", "--home", home}, 1}, // a command never creates a home
+				{[]string{"tick", "--once", "--home", home}, 0},
+				{[]string{"--headless", "--home", home}, 0}, // stdin at its end at once
+				{[]string{"status", "--home", home}, 0},
+				{[]string{"runs", "--json", "--home", home}, 0},
+				{[]string{"run", "nope", "--home", home}, 1},
 				{[]string{"run"}, 2},
 			} {
 				cmd := exec.Command(bin, r.args...)
