@@ -69,10 +69,6 @@ func (f *follower) cancelled() string {
 // stopFollowing makes the follower return without recording: the run goes on.
 func (f *follower) stopFollowing() { f.once.Do(func() { close(f.detach) }) }
 
-// testHookCancelLooked, set by tests only, runs in execute once the cancel was looked at
-// and before the supervisor starts.
-var testHookCancelLooked func(id string)
-
 // execute starts one claimed run under its own supervisor and follows it to its end.
 func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra map[string]string) {
 	defer e.wg.Done()
@@ -91,9 +87,7 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 		e.recordEnd(run.ID, f.attempt, ending{status: store.StatusCancelled, err: r, step: -1}, extra, runDir)
 		return
 	}
-	if testHookCancelLooked != nil {
-		testHookCancelLooked(run.ID)
-	}
+	cancelLookedHook(run.ID) // tests only (hooks_on.go)
 	sup, err := e.startSupervisor(Spec{RunID: run.ID, Workflow: wf.Name, Steps: wf.Steps, Env: extra, Log: run.Log, Home: e.home})
 	if err != nil {
 		e.recordEnd(run.ID, f.attempt, failedWith(err.Error()), extra, runDir)
