@@ -306,7 +306,7 @@ func (e *Engine) recordEnd(id string, attempt int, end ending, extra map[string]
 	}
 	_, err := e.update(record)
 	for try := 0; err != nil && e.keepTrying(try); try++ {
-		time.Sleep(saveRetryPause(try)) // a full disk has no event to wait on
+		time.Sleep(retryPause(try)) // a full disk has no event to wait on
 		_, err = e.update(record)
 	}
 	if err == nil {
@@ -317,8 +317,8 @@ func (e *Engine) recordEnd(id string, attempt int, end ending, extra map[string]
 }
 
 // saveRetryPause is the pause before the try+2nd save of a run's end: 250 ms, doubling up
-// to 2 s. A variable for tests.
-var saveRetryPause = func(try int) time.Duration {
+// to 2 s. A test may shorten it (retryPause, hooks_on.go).
+func saveRetryPause(try int) time.Duration {
 	return min(250*time.Millisecond<<min(try, 3), 2*time.Second)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"time"
 )
 
 // The tests of this package need the test hooks (store's hooks_off_test.go says why).
@@ -14,6 +15,7 @@ var hooks struct {
 	supervisorCommand func(home, runID string) *exec.Cmd
 	noSpares          bool
 	cancelLooked      func(id string)
+	saveRetryPause    func(try int) time.Duration
 }
 
 func init() {

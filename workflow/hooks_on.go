@@ -2,7 +2,10 @@
 
 package workflow
 
-import "os/exec"
+import (
+	"os/exec"
+	"time"
+)
 
 // The test hooks of package workflow, built only with the batontest tag (see store's
 // hooks_on.go for the mechanism); Baton itself gets hooks_off.go.
@@ -17,6 +20,8 @@ var hooks struct {
 	// cancelLooked runs in execute once the cancel was looked at and before the
 	// supervisor starts.
 	cancelLooked func(id string)
+	// saveRetryPause replaces the pause between the saves of a run's end.
+	saveRetryPause func(try int) time.Duration
 }
 
 // SetSpares turns spare supervisors on or off in this test binary and returns what
@@ -36,6 +41,13 @@ func supervisorCommand(home, runID string) *exec.Cmd {
 }
 
 func sparesOff() bool { return hooks.noSpares }
+
+func retryPause(try int) time.Duration {
+	if hooks.saveRetryPause != nil {
+		return hooks.saveRetryPause(try)
+	}
+	return saveRetryPause(try)
+}
 
 func cancelLookedHook(id string) {
 	if hooks.cancelLooked != nil {
