@@ -21,6 +21,10 @@ import (
 //     reverse controls of the power-cut tests.
 //   - BATON_TEST_HOLD_RELOADS=FILE: while FILE exists a store's watch reads no change,
 //     so a reverse control's takeover starts from a copy as stale as the test made it.
+//
+// A hook changes what the code does. Durations and sizes that a package's own tests
+// shorten (auditHeldMax here, spareDelay in workflow, retentionFirst in host) are not
+// hooks but parameters: they stay unexported variables beside the code they tune.
 var (
 	failpoints       = parseList(os.Getenv("BATON_FAILPOINTS"))
 	skipSyncs        = parseList(os.Getenv("BATON_SKIP_SYNC"))
