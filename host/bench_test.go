@@ -23,12 +23,12 @@ import (
 // request it sent, a kill it sent, a JSON line it read from a window's stdout (stamped by
 // the harness when the line was read; events carry no timestamp of their own). Run with:
 //
-//	go test -run '^$' -bench 'BenchmarkTakeover$/reap=0$' -benchtime=60x ./host/
-//	go test -run '^$' -bench 'BenchmarkTakeover$/reap=10$' -benchtime=30x ./host/
-//	go test -run '^$' -bench 'BenchmarkTakeoverIdle$' -benchtime=60x ./host/
-//	go test -run '^$' -bench 'BenchmarkTakeoverRef$' -benchtime=60x ./host/   (python3)
-//	go test -run '^$' -bench 'BenchmarkFollowerFreshness$' -benchtime=100x ./host/
-//	go test -run '^$' -bench 'BenchmarkLoad$' -benchtime=10x ./host/
+//	go test -tags batontest -run '^$' -bench 'BenchmarkTakeover$/reap=0$' -benchtime=60x ./host/
+//	go test -tags batontest -run '^$' -bench 'BenchmarkTakeover$/reap=10$' -benchtime=30x ./host/
+//	go test -tags batontest -run '^$' -bench 'BenchmarkTakeoverIdle$' -benchtime=60x ./host/
+//	go test -tags batontest -run '^$' -bench 'BenchmarkTakeoverRef$' -benchtime=60x ./host/   (python3)
+//	go test -tags batontest -run '^$' -bench 'BenchmarkFollowerFreshness$' -benchtime=100x ./host/
+//	go test -tags batontest -run '^$' -bench 'BenchmarkLoad$' -benchtime=10x ./host/
 //
 // Takeover and freshness run at 100, 10,000 and 100,000 recorded (finished) runs and
 // report p50/p99 in ms; with -benchtime=Nx, N is the number of takeovers (or writes)

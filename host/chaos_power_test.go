@@ -29,8 +29,8 @@ import (
 // that read the disk while windows live (the poller's) or count runs' outcomes do not
 // apply: a power cut legitimately takes back what was written but not yet synced.
 //
-//	go test ./host -run TestChaosPowerCuts                   short mode (about 5 s of chaos)
-//	BATON_CHAOS_POWER=long go test ./host -run TestChaosPowerCuts -timeout 0 -v   10 minutes
+//	go test -tags batontest ./host -run TestChaosPowerCuts                   short mode (about 5 s of chaos)
+//	BATON_CHAOS_POWER=long go test -tags batontest ./host -run TestChaosPowerCuts -timeout 0 -v   10 minutes
 //	BATON_CHAOS_POWER=30m ...                                 any duration
 func TestChaosPowerCuts(t *testing.T) {
 	dur, long := 5*time.Second, false

@@ -14,9 +14,9 @@ package host
 // for going back. A run must also show that real work happened (minimumWork): a run that
 // killed nothing fails.
 //
-//	go test ./host -run TestChaos                  short mode (about 15 s), part of the suite
-//	BATON_CHAOS=long go test ./host -run TestChaos -timeout 0 -v      20 minutes
-//	BATON_CHAOS=45m  go test ./host -run TestChaos -timeout 0 -v      any duration
+//	go test -tags batontest ./host -run TestChaos                  short mode (about 15 s), part of the suite
+//	BATON_CHAOS=long go test -tags batontest ./host -run TestChaos -timeout 0 -v      20 minutes
+//	BATON_CHAOS=45m  go test -tags batontest ./host -run TestChaos -timeout 0 -v      any duration
 //
 // The summary line is logged with t.Log and, in long mode, printed to stdout.
 

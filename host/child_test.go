@@ -28,7 +28,6 @@ func TestMain(m *testing.M) {
 	case "headless":
 		os.Exit(childMain())
 	case "tick":
-		setKnobsFromEnv()
 		os.Exit(TickOnce(os.Getenv("BATON_TEST_HOME"), Options{Now: testClock()}, os.Stdout))
 	}
 	os.Exit(m.Run())
@@ -38,7 +37,6 @@ func childMain() int {
 	opts := Options{Now: testClock(), Logf: func(f string, a ...any) {
 		fmt.Fprintf(os.Stderr, "child %d: "+f+"\n", append([]any{os.Getpid()}, a...)...)
 	}}
-	setKnobsFromEnv()
 	if v := os.Getenv("BATON_TEST_KEEP_FINISHED"); v != "" { // archive after a few runs
 		fmt.Sscan(v, &opts.KeepFinished)
 	}
@@ -69,19 +67,6 @@ func testClock() func() time.Time {
 	}
 	start := time.Now()
 	return func() time.Time { return base.Add(time.Since(start)) }
-}
-
-// setKnobsFromEnv switches off the protection a reverse control names:
-// BATON_TEST_SKIP_TAKEOVER_REREAD=1 only BecomeWriter's re-read. With
-// BATON_TEST_HOLD_RELOADS naming a file, the window's watch reads no change while that
-// file exists: its copy stays as stale as the test made it.
-func setKnobsFromEnv() {
-	if os.Getenv("BATON_TEST_SKIP_TAKEOVER_REREAD") == "1" {
-		knobs.skipTakeoverReread = true
-	}
-	if p := os.Getenv("BATON_TEST_HOLD_RELOADS"); p != "" {
-		knobs.holdReloads = func() bool { _, err := os.Stat(p); return err == nil }
-	}
 }
 
 // child is one headless window process.

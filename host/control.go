@@ -229,14 +229,14 @@ func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, e
 			keepRetention(&def, cur, req.Workflow)
 			g, err = in.UpdateWorkflow(ctx, def)
 		}
-		return map[string]any{"generation": g}, err
+		return writeReply(g, nil, nil), err
 	case "rename_workflow":
 		var from string
 		if json.Unmarshal(req.Workflow, &from) != nil || from == "" || req.Name == "" {
 			return nil, fmt.Errorf("%w: rename_workflow needs \"workflow\": the old name and \"name\": the new one", workflow.ErrInvalid)
 		}
 		g, err := in.RenameWorkflow(ctx, from, req.Name)
-		return map[string]any{"generation": g}, err
+		return writeReply(g, nil, nil), err
 	case "set_retention": // "workflow": name, or none for the home's default and size cap
 		return setRetentionOp(ctx, in, nameOf(req), req.Retention)
 	case "delete_workflow":
@@ -245,20 +245,20 @@ func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, e
 			return nil, fmt.Errorf("%w: delete_workflow needs \"workflow\": name", workflow.ErrInvalid)
 		}
 		g, err := in.DeleteWorkflow(ctx, name)
-		return map[string]any{"generation": g}, err
+		return writeReply(g, nil, nil), err
 	case "start_run":
 		name := nameOf(req)
 		if name == "" {
 			return nil, fmt.Errorf("%w: start_run needs \"workflow\": name", workflow.ErrInvalid)
 		}
 		run, g, err := in.StartRun(ctx, name, req.Task)
-		return map[string]any{"run": run.ID, "status": run.Status, "generation": g}, err
+		return writeReply(g, &run, nil), err
 	case "cancel_run":
 		if req.Run == "" {
 			return nil, fmt.Errorf("%w: cancel_run needs \"run\": id", workflow.ErrInvalid)
 		}
 		g, err := in.CancelRun(ctx, req.Run)
-		return map[string]any{"generation": g}, err
+		return writeReply(g, nil, nil), err
 	case "audit":
 		es, err := in.Audit(req.Max)
 		if es == nil {
@@ -271,18 +271,14 @@ func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, e
 			return nil, err
 		}
 		out, g, err := in.AddSchedule(ctx, s)
-		reply := map[string]any{"schedule": out.ID, "generation": g}
-		if !out.NextDue.IsZero() { // a paused schedule has none
-			reply["next_due"] = out.NextDue
-		}
-		return reply, err
+		return writeReply(g, nil, &out), err
 	case "update_schedule":
 		id, e, err := decodeScheduleEdit(req)
 		if err != nil {
 			return nil, err
 		}
 		g, err := in.EditSchedule(ctx, id, e)
-		return map[string]any{"generation": g}, err
+		return writeReply(g, nil, nil), err
 	case "delete_schedule", "pause_schedule", "resume_schedule":
 		id := scheduleID(req)
 		if id == "" {
@@ -296,7 +292,7 @@ func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, e
 		default:
 			g, err = in.PauseSchedule(ctx, id, req.Op == "pause_schedule")
 		}
-		return map[string]any{"generation": g}, err
+		return writeReply(g, nil, nil), err
 	case "history":
 		q := store.HistoryQuery{Workflow: nameOf(req), Status: req.Status, Before: req.Before, Limit: req.Limit}
 		p, err := in.History(q)
@@ -308,6 +304,25 @@ func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, e
 		return map[string]any{}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown op %q", workflow.ErrInvalid, req.Op)
+}
+
+// writeReply is the reply to a write that saved generation g, naming the run it started
+// (start_run) and the schedule it added (add_schedule), if any. It is the one builder of
+// a write's reply: the control channel answers with it, and recordForwarded records it
+// in the save that applies a forwarded request, so a requester gets the same reply from
+// the writer that applies its request and from a later one that finds it applied.
+func writeReply(g uint64, run *store.Run, sch *store.Schedule) map[string]any {
+	reply := map[string]any{"generation": g}
+	if run != nil {
+		reply["run"], reply["status"] = run.ID, run.Status
+	}
+	if sch != nil {
+		reply["schedule"] = sch.ID
+		if !sch.NextDue.IsZero() { // a paused schedule has none
+			reply["next_due"] = sch.NextDue
+		}
+	}
+	return reply
 }
 
 func nameOf(req *Request) string {

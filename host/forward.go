@@ -567,8 +567,7 @@ func (w *Window) applyForwarded(t *Term, fr *forwardRequest, live map[string]boo
 	switch {
 	case err == nil:
 		store.Failpoint("forward.after-apply")
-		reply["ok"] = true
-		b, err := json.Marshal(reply)
+		b, err := okOutcome(reply)
 		if err != nil {
 			return errOutcome("internal", err), nil
 		}
@@ -604,6 +603,13 @@ func (w *Window) appliedOutcome(id string) json.RawMessage {
 		return d.Applied[i].Reply
 	}
 	return errOutcome("conflict", fmt.Errorf("request %s was applied; its reply is no longer kept", id))
+}
+
+// okOutcome is the outcome of a forwarded request that was applied: its reply (see
+// writeReply) with "ok": true.
+func okOutcome(reply map[string]any) (json.RawMessage, error) {
+	reply["ok"] = true
+	return json.Marshal(reply)
 }
 
 func errOutcome(code string, err error) json.RawMessage {
@@ -643,20 +649,17 @@ func recordForwarded(ctx context.Context, fn func(*store.Doc) error) func(*store
 			return err
 		}
 		// The commit saves the next generation; Enqueue appends the run it adds.
-		out := map[string]any{"ok": true, "generation": d.Generation + 1}
+		var run *store.Run
 		if len(d.Runs) > runs {
-			r := d.Runs[len(d.Runs)-1]
-			out["run"], out["status"] = r.ID, r.Status
+			run = &d.Runs[len(d.Runs)-1]
 		}
-		for _, s := range d.Schedules {
-			if !schedules[s.ID] {
-				out["schedule"] = s.ID
-				if !s.NextDue.IsZero() { // a paused schedule has none
-					out["next_due"] = s.NextDue
-				}
+		var sch *store.Schedule
+		for i := range d.Schedules {
+			if !schedules[d.Schedules[i].ID] {
+				sch = &d.Schedules[i]
 			}
 		}
-		b, err := json.Marshal(out)
+		b, err := okOutcome(writeReply(d.Generation+1, run, sch))
 		if err != nil {
 			return err
 		}

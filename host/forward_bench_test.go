@@ -10,7 +10,7 @@ import (
 // (which records the request in the same save) and replies/. The op is update_workflow,
 // which always saves. "direct" is the same request sent to the writer itself.
 //
-//	go test ./host -run '^$' -bench BenchmarkForward -benchtime 300x
+//	go test -tags batontest ./host -run '^$' -bench BenchmarkForward -benchtime 300x
 func BenchmarkForward(b *testing.B) {
 	home := b.TempDir()
 	w := startChild(b, home)

@@ -149,6 +149,54 @@ func TestRecordForwardedAppliesOnce(t *testing.T) {
 	}
 }
 
+// TestForwardedReplyIsTheRecordedOne: the reply a requester gets from the writer that
+// applies its request is the outcome recorded in Applied, which a later writer answers
+// with (one builder, writeReply): for each write, with the run or schedule it added.
+func TestForwardedReplyIsTheRecordedOne(t *testing.T) {
+	home := t.TempDir()
+	a := openStarted(t, home)
+	b := openStarted(t, home)
+	if a.Role() != RoleWriter || b.Role() != RoleReader {
+		t.Fatalf("roles %v, %v", a.Role(), b.Role())
+	}
+	ctx := context.Background()
+	for _, req := range []*Request{
+		{Op: "add_workflow", Workflow: wfJSON("fw")},
+		{Op: "start_run", Workflow: json.RawMessage(`"fw"`)},
+		{Op: "add_schedule", Schedule: json.RawMessage(`{"workflow": "fw", "every": "1h"}`)},
+		{Op: "add_schedule", Schedule: json.RawMessage(`{"workflow": "fw", "every": "1h", "paused": true}`)},
+		{Op: "delete_workflow", Workflow: json.RawMessage(`"none"`)},
+	} {
+		req.Forward = true
+		rep, err := Call(ctx, b, req)
+		var fe *ForwardedError
+		if err != nil && !errors.As(err, &fe) {
+			t.Fatalf("%s: %v", req.Op, err)
+		}
+		d := a.Snapshot()
+		var recorded map[string]any
+		dec := json.NewDecoder(strings.NewReader(string(d.Applied[len(d.Applied)-1].Reply)))
+		dec.UseNumber()
+		if err := dec.Decode(&recorded); err != nil {
+			t.Fatal(err)
+		}
+		if fe != nil { // a refusal: recorded as answered
+			if recorded["ok"] != false || recorded["code"] != fe.Code || recorded["error"] != fe.Msg {
+				t.Fatalf("%s: answered %v, recorded %v", req.Op, fe, recorded)
+			}
+			continue
+		}
+		delete(rep, "forwarded_to")
+		delete(recorded, "ok")
+		if fmt.Sprint(rep) != fmt.Sprint(recorded) {
+			t.Fatalf("%s: answered %v, recorded %v", req.Op, rep, recorded)
+		}
+		if req.Op == "start_run" && rep["run"] == nil || req.Op == "add_schedule" && rep["schedule"] == nil {
+			t.Fatalf("%s: reply %v names nothing it added", req.Op, rep)
+		}
+	}
+}
+
 // TestAppliedBounded: entries that a request file names stay; the others go when older
 // than appliedKeep or beyond the newest appliedMaxIdle.
 func TestAppliedBounded(t *testing.T) {

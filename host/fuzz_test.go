@@ -17,7 +17,7 @@ import (
 // FuzzParseRequest: any line gives a request or an error, never a panic; an accepted
 // request has an op.
 //
-//	go test ./host -run '^$' -fuzz FuzzParseRequest -fuzztime 2m
+//	go test -tags batontest ./host -run '^$' -fuzz FuzzParseRequest -fuzztime 2m
 func FuzzParseRequest(f *testing.F) {
 	for _, s := range []string{`{"id":1,"op":"status"}`, `{"op":""}`, `not json`, `{"id":{"deep":[1,2]},"op":"snapshot"}{}`,
 		`{"id":1,"op":"add_workflow","workflow":{"name":"x","steps":[{"argv":["true"]}]}}`, `{"op":"start_run","workflow":"x","task":"\u0000"}`,
@@ -45,7 +45,7 @@ var (
 // the lines after it get none. The window keeps serving. It is a writer on a private
 // home, so valid writes really save.
 //
-//	go test ./host -run '^$' -fuzz FuzzControlLines -fuzztime 2m
+//	go test -tags batontest ./host -run '^$' -fuzz FuzzControlLines -fuzztime 2m
 func FuzzControlLines(f *testing.F) {
 	for _, s := range []string{
 		"{\"id\":1,\"op\":\"status\"}\n{\"id\":2,\"op\":\"snapshot\"}\n",
@@ -205,7 +205,7 @@ func jsonValue(t *testing.T, raw []byte) any {
 // an error, never a panic; an accepted request carries the file's id, names a requester,
 // is a write op, is not forwarded again, and is written again unchanged.
 //
-//	go test ./host -run '^$' -fuzz FuzzDecodeForwardRequest -fuzztime 2m
+//	go test -tags batontest ./host -run '^$' -fuzz FuzzDecodeForwardRequest -fuzztime 2m
 func FuzzDecodeForwardRequest(f *testing.F) {
 	id := strings.Repeat("5e", 16)
 	good := `{"id":"` + id + `","requester":{"pid":7,"start":1,"boot":"b","instance":"i"},"request":{"op":"start_run","workflow":"w","task":"t","forward":true}}`

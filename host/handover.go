@@ -167,9 +167,6 @@ func (w *Window) considerHandover(path string) {
 	w.handOver(t, to)
 }
 
-// handOverHook, set only by tests, runs in handOver just before the identity retires.
-var handOverHook func(*Window)
-
 // handOver ends term t in favour of window to: the hand-over is saved (after whatever
 // was being saved), the runs go on unfollowed for to to adopt, the identity that owns them
 // retires, state.lock goes, and the window reads on, giving way to to while it lives.
@@ -202,9 +199,7 @@ func (w *Window) handOver(t *Term, to store.Owner) {
 	}
 	w.st.EndEpoch()
 	t.engine.Detach()
-	if handOverHook != nil {
-		handOverHook(w)
-	}
+	handOverHook(w)
 	w.retireIdentity() // before the lock goes: the requester finds the runs' owner gone
 	if held {
 		_ = w.lock.Unlock()

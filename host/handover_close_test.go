@@ -36,7 +36,7 @@ func TestHandOverWhileClosingAdoptsTheRuns(t *testing.T) {
 	// identity go before the hand-over frees state.lock (the interleaving of the failure).
 	a.termWG.Add(1)
 	closing := make(chan struct{})
-	handOverHook = func(w *Window) {
+	hooks.handOver = func(w *Window) {
 		if w != a {
 			return
 		}
@@ -49,7 +49,7 @@ func TestHandOverWhileClosingAdoptsTheRuns(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	t.Cleanup(func() { handOverHook = nil })
+	t.Cleanup(func() { hooks.handOver = nil })
 	if _, err := Call(ctx, b, &Request{Op: "request_write"}); err != nil {
 		t.Fatal(err)
 	}

@@ -154,9 +154,9 @@ func networkFilesystem(magic int64) (string, bool) {
 	return name, ok
 }
 
-// statfsType returns the statfs magic number of the filesystem holding path. Tests
-// replace it.
-var statfsType = func(path string) (int64, error) {
+// statfs returns the statfs magic number of the filesystem holding path. Callers use
+// statfsType, which a test may replace (hooks_on.go).
+func statfs(path string) (int64, error) {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(path, &st); err != nil {
 		return 0, err

@@ -129,9 +129,8 @@ func TestNetworkFilesystemDetection(t *testing.T) {
 		t.Fatalf("local temp folder warned: %s", w)
 	}
 	// A window on an NFS home says so in its status and its role events.
-	old := statfsType
-	statfsType = func(string) (int64, error) { return 0x6969, nil }
-	defer func() { statfsType = old }()
+	hooks.statfs = func(string) (int64, error) { return 0x6969, nil }
+	defer func() { hooks.statfs = nil }()
 	w, err := Open(home, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -272,5 +272,5 @@ func setRetentionOp(ctx context.Context, in *Intents, name string, raw json.RawM
 		return nil, fmt.Errorf("%w: retention: %v", workflow.ErrInvalid, err)
 	}
 	g, err := in.SetRetention(ctx, name, r)
-	return map[string]any{"generation": g}, err
+	return writeReply(g, nil, nil), err
 }

@@ -283,7 +283,7 @@ func TestLogCostCountsWholeBlocks(t *testing.T) {
 //
 // Run with:
 //
-//	go test -run '^$' -bench BenchmarkRetentionMonthPerSecond -benchtime=1x -timeout 90m ./host/
+//	go test -tags batontest -run '^$' -bench BenchmarkRetentionMonthPerSecond -benchtime=1x -timeout 90m ./host/
 //
 // BATON_BENCH_RETENTION_DAYS shortens the month (default 30).
 func BenchmarkRetentionMonthPerSecond(b *testing.B) {

@@ -97,7 +97,7 @@ func TestSchedulePassLeavesTheSnapshotAlone(t *testing.T) {
 // of 1,000 workflows, 20 schedules and 500 finished runs in the document (as many as it
 // keeps): what an idle writer does every second. Run:
 //
-//	go test -run '^$' -bench BenchmarkIdleSchedulePass -benchmem ./host/
+//	go test -tags batontest -run '^$' -bench BenchmarkIdleSchedulePass -benchmem ./host/
 func BenchmarkIdleSchedulePass(b *testing.B) {
 	w := schedulerWindow(b, Options{NoScheduler: true})
 	ctx := context.Background()

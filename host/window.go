@@ -133,7 +133,7 @@ func Open(home string, opts Options) (*Window, error) {
 	w := &Window{home: abs, self: self, opts: opts, inst: inst, instDir: instDir, readOnly: readOnly,
 		audit: store.NewAudit(abs), role: RoleOpening, homePoke: make(chan struct{}, 1)}
 	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
-		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished, HoldReloads: knobs.holdReloads})
+		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished})
 	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
 	w.ctx, w.stop = context.WithCancel(context.Background())
 	_ = w.checkHome() // an unsafe home opens read-only: Status says why

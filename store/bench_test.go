@@ -9,7 +9,7 @@ import (
 // Benchmarks of the document store at 100, 10,000 and 100,000 recorded runs (recorded = ever
 // created; beyond the recent window they live in the archive). Run:
 //
-//	go test -run '^$' -bench 'BenchmarkSave|BenchmarkReload' -benchtime=2000x ./store/
+//	go test -tags batontest -run '^$' -bench 'BenchmarkSave|BenchmarkReload' -benchtime=2000x ./store/
 //
 // Each reports ns/op per size and, on the 100,000 case, x_vs_100: its cost over the
 // 100-run case measured in the same run.

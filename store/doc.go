@@ -15,7 +15,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 )
 
@@ -285,7 +284,7 @@ func (d *Doc) Clone() *Doc {
 // cloneForUpdate returns a copy of d for an update's functions to change: deep, but for
 // the runs' Owner and ExitCode, which it shares with d. Copying every run's two pointers
 // was a third of a save's own work; an update replaces them (r.Owner = &o), never writes
-// through them, and a test binary checks that at each commit (checkShared).
+// through them, and a test build checks that at each commit (checkShared, hooks_on.go).
 func (d *Doc) cloneForUpdate() *Doc {
 	shell := *d
 	shell.Runs = nil
@@ -296,10 +295,6 @@ func (d *Doc) cloneForUpdate() *Doc {
 	}
 	return c
 }
-
-// checkShared turns on, in test binaries only, the check that no update wrote through a
-// pointer its copy shares with the document in memory (see cloneForUpdate).
-var checkShared = testing.Testing()
 
 // runPointees is what one run's pointer fields point at.
 type runPointees struct {

@@ -8,14 +8,13 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-	"testing"
 )
 
 // Durability points. Every fsync and fdatasync Baton relies on has a name, so that a
-// reverse control can switch off exactly that one (BATON_SKIP_SYNC, test binaries only)
-// and show that a test on the forgetting file system (store/storetest/forgetfs) then fails.
-// store/README.md, "Durability points and power cuts", lists each point with the test that
-// catches it.
+// reverse control can switch off exactly that one (BATON_SKIP_SYNC, test builds only:
+// hooks_on.go) and show that a test on the forgetting file system (store/storetest/forgetfs)
+// then fails. store/README.md, "Durability points and power cuts", lists each point with
+// the test that catches it.
 const (
 	SyncReplaceFile   = "replace.file"      // an atomic replace's temp file
 	SyncReplaceFolder = "replace.folder"    // the folder after an atomic replace's rename
@@ -34,17 +33,9 @@ const (
 	SyncJournalFolder = "journal.folder"    // a run journal's name
 )
 
-// skipSyncs holds the durability points switched off, read once from BATON_SKIP_SYNC (a
-// comma separated list) in test binaries only: in Baton itself nothing can switch one off.
-var skipSyncs = parseFailpoints(os.Getenv("BATON_SKIP_SYNC"), testing.Testing())
-
-// SkipSync reports whether a reverse control switched off durability point name. It is
-// always false outside test binaries.
-func SkipSync(name string) bool { return skipSyncs[name] }
-
 // FsyncAt fsyncs f, durability point name.
 func FsyncAt(name string, f *os.File) error {
-	if SkipSync(name) {
+	if skipSync(name) {
 		return nil
 	}
 	return f.Sync()
@@ -52,7 +43,7 @@ func FsyncAt(name string, f *os.File) error {
 
 // DatasyncAt fdatasyncs f, durability point name.
 func DatasyncAt(name string, f *os.File) error {
-	if SkipSync(name) {
+	if skipSync(name) {
 		return nil
 	}
 	return Datasync(f)
@@ -61,7 +52,7 @@ func DatasyncAt(name string, f *os.File) error {
 // SyncDirAt fsyncs folder dir, durability point name: the names created, renamed or
 // removed in it are durable once it returns.
 func SyncDirAt(name, dir string) error {
-	if SkipSync(name) {
+	if skipSync(name) {
 		return nil
 	}
 	return syncDir(dir)

@@ -44,7 +44,7 @@ func fuzzReload(t *testing.T, c *codec, path string, data []byte) (*Doc, error) 
 // document must be valid, must save (through the same codec) exactly as MarshalIndent
 // writes it, and must load back unchanged, also from the warmer caches of a second load.
 //
-//	go test ./store -run '^$' -fuzz FuzzDecode -fuzztime 2m
+//	go test -tags batontest ./store -run '^$' -fuzz FuzzDecode -fuzztime 2m
 //
 // The seed corpus is in testdata/fuzz/FuzzDecode; the cases below are added to it.
 func FuzzDecode(f *testing.F) {

@@ -24,7 +24,7 @@ import (
 // Baton's store beside SQLite in WAL mode (modernc.org/sqlite, pure Go, synchronous=FULL),
 // on the work Baton does, in one run. Run:
 //
-//	go test -run '^$' -bench BenchmarkVsSQLite -benchtime=200x ./store/
+//	go test -tags batontest -run '^$' -bench BenchmarkVsSQLite -benchtime=200x ./store/
 //
 // record: record a run's start and then its finish, each durably (two saves; two commits).
 // notice: from the start of recording a run (start and finish, as above) to a second

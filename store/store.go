@@ -34,11 +34,6 @@ type Options struct {
 	// BeforeSave, if set, runs inside Update just before the file is replaced; an error
 	// aborts the save. The host uses it to check that it still holds the writer lock.
 	BeforeSave func() error
-	// HoldReloads, if set and true when the watch would read a change, makes the watch
-	// leave the document in memory as it is. Only tests set it: a reverse control needs a
-	// window whose copy is stale when it takes over, every time, not only when its lock
-	// wake beats its watch. Never set it otherwise.
-	HoldReloads func() bool
 
 	// KeepFinished is how many finished runs per workflow the document keeps; older ones
 	// move to the archive (see Archive) in batches, once a workflow has KeepFinished/5

@@ -489,14 +489,3 @@ func TestGroupCommitManyConcurrentWriters(t *testing.T) {
 	}
 	t.Logf("%d concurrent updates took %d saves", n, d.Generation)
 }
-
-// Crash points are armed only in test binaries: the same environment does nothing in
-// Baton itself.
-func TestFailpointsOnlyInTestBinaries(t *testing.T) {
-	if m := parseFailpoints("save.after-fsync, save.after-rename", false); m != nil {
-		t.Fatalf("armed outside a test binary: %v", m)
-	}
-	if m := parseFailpoints("save.after-fsync, save.after-rename", true); !m["save.after-fsync"] || !m["save.after-rename"] {
-		t.Fatalf("not armed in a test binary: %v", m)
-	}
-}

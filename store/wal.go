@@ -98,9 +98,6 @@ var ErrWAL = errors.New("workflows.wal is damaged")
 // file was replaced meanwhile, so the caller reads it again.
 var errWALAhead = errors.New("workflows.wal follows a newer workflows.json")
 
-// walHook, set only by tests, runs between reading the log's header and its frames.
-var walHook func()
-
 // walState is what a store knows of the log. Guarded by Store.mu.
 type walState struct {
 	f     *os.File
@@ -470,9 +467,7 @@ func (s *Store) walReadLocked(from0 bool) error {
 		s.wal.salt, s.wal.key, s.wal.off = h.salt, h.key(), h.size()
 		s.wal.seen = append(s.wal.seen[:0], head[:h.size()]...)
 	}
-	if walHook != nil {
-		walHook()
-	}
+	walHook() // tests only (hooks_on.go)
 	if err := s.walApplyFromLocked(); err != nil {
 		return err
 	}

@@ -587,7 +587,7 @@ func TestWALReadRacingANewCycleMissesNothing(t *testing.T) {
 	s.Update(addWF("b"))
 	s.Update(addWF("c"))
 	raced := false
-	walHook = func() {
+	hooks.wal = func() {
 		if raced {
 			return
 		}
@@ -601,7 +601,7 @@ func TestWALReadRacingANewCycleMissesNothing(t *testing.T) {
 			}
 		}
 	}
-	defer func() { walHook = nil }()
+	defer func() { hooks.wal = nil }()
 	d, err := ReadHome(dir)
 	if !raced {
 		t.Fatal("the race was not set up")

@@ -1,10 +1,11 @@
+//go:build batontest
+
 package ui
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -24,14 +25,14 @@ import (
 // "own" turns spares off, so each run starts a supervisor of its own and pays the
 // binary's exec and Fyne's package initialisation between start_run and its step:
 //
-//	CGO_ENABLED=0 go test -run '^$' -bench BenchmarkRunStartFyne -benchtime 100x ./ui/
+//	CGO_ENABLED=0 go test -tags batontest -run '^$' -bench BenchmarkRunStartFyne -benchtime 100x ./ui/
 func BenchmarkRunStartFyne(b *testing.B) {
 	for _, spare := range []bool{true, false} {
 		b.Run(map[bool]string{true: "spare", false: "own"}[spare], func(b *testing.B) {
 			ready := waitSpareIdle
 			if !spare {
-				defer func(f func() *exec.Cmd) { workflow.SpareCommand = f }(workflow.SpareCommand)
-				workflow.SpareCommand, ready = nil, func(testing.TB) {}
+				defer workflow.SetSpares(false)()
+				ready = func(testing.TB) {}
 			}
 			benchRunStart(b, ready)
 		})

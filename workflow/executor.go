@@ -98,7 +98,7 @@ func NewEngine(ctx context.Context, update Updater, owner store.Owner, home stri
 		now = time.Now
 	}
 	e := &Engine{ctx: ctx, update: update, owner: owner, home: home, now: now, procs: map[string]*follower{},
-		spares: &sparePool{notBefore: time.Now().Add(SpareDelay)}}
+		spares: &sparePool{notBefore: time.Now().Add(spareDelay)}}
 	context.AfterFunc(ctx, e.spares.close) // a term that ends without Stop leaves no spare
 	return e
 }

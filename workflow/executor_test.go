@@ -167,8 +167,8 @@ func TestCancelWhileStartingIsNotLost(t *testing.T) {
 	r := newRig(t)
 	r.add(store.Workflow{Name: "w", Steps: []store.Step{{Argv: []string{"sleep", "60"}}}})
 	asked := make(chan bool, 1)
-	testHookCancelLooked = func(id string) { asked <- r.eng.Cancel(id, "while starting") }
-	t.Cleanup(func() { testHookCancelLooked = nil })
+	hooks.cancelLooked = func(id string) { asked <- r.eng.Cancel(id, "while starting") }
+	t.Cleanup(func() { hooks.cancelLooked = nil })
 	a := r.start("w")
 	if !<-asked {
 		t.Fatal("engine does not own the run it is starting")
@@ -184,7 +184,7 @@ func TestCancelInTheDocumentReachesTheRun(t *testing.T) {
 	r := newRig(t)
 	r.add(store.Workflow{Name: "w", Steps: []store.Step{{Argv: []string{"sleep", "60"}}}})
 	marked := make(chan error, 1)
-	testHookCancelLooked = func(id string) {
+	hooks.cancelLooked = func(id string) {
 		_, err := r.st.Update(func(d *store.Doc) error {
 			run := d.Run(id)
 			run.CancelRequested, run.CancelReason = true, "cancelled by schedule s1: past max_runtime"
@@ -192,7 +192,7 @@ func TestCancelInTheDocumentReachesTheRun(t *testing.T) {
 		})
 		marked <- err
 	}
-	t.Cleanup(func() { testHookCancelLooked = nil })
+	t.Cleanup(func() { hooks.cancelLooked = nil })
 	a := r.start("w")
 	if err := <-marked; err != nil {
 		t.Fatal(err)

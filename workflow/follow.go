@@ -69,10 +69,6 @@ func (f *follower) cancelled() string {
 // stopFollowing makes the follower return without recording: the run goes on.
 func (f *follower) stopFollowing() { f.once.Do(func() { close(f.detach) }) }
 
-// testHookCancelLooked, set by tests only, runs in execute once the cancel was looked at
-// and before the supervisor starts.
-var testHookCancelLooked func(id string)
-
 // execute starts one claimed run under its own supervisor and follows it to its end.
 func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra map[string]string) {
 	defer e.wg.Done()
@@ -91,9 +87,7 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 		e.recordEnd(run.ID, f.attempt, ending{status: store.StatusCancelled, err: r, step: -1}, extra, runDir)
 		return
 	}
-	if testHookCancelLooked != nil {
-		testHookCancelLooked(run.ID)
-	}
+	cancelLookedHook(run.ID) // tests only (hooks_on.go)
 	sup, err := e.startSupervisor(Spec{RunID: run.ID, Workflow: wf.Name, Steps: wf.Steps, Env: extra, Log: run.Log, Home: e.home})
 	if err != nil {
 		e.recordEnd(run.ID, f.attempt, failedWith(err.Error()), extra, runDir)
@@ -312,7 +306,7 @@ func (e *Engine) recordEnd(id string, attempt int, end ending, extra map[string]
 	}
 	_, err := e.update(record)
 	for try := 0; err != nil && e.keepTrying(try); try++ {
-		time.Sleep(saveRetryPause(try)) // a full disk has no event to wait on
+		time.Sleep(retryPause(try)) // a full disk has no event to wait on
 		_, err = e.update(record)
 	}
 	if err == nil {
@@ -323,8 +317,8 @@ func (e *Engine) recordEnd(id string, attempt int, end ending, extra map[string]
 }
 
 // saveRetryPause is the pause before the try+2nd save of a run's end: 250 ms, doubling up
-// to 2 s. A variable for tests.
-var saveRetryPause = func(try int) time.Duration {
+// to 2 s. A test may shorten it (retryPause, hooks_on.go).
+func saveRetryPause(try int) time.Duration {
 	return min(250*time.Millisecond<<min(try, 3), 2*time.Second)
 }
 

@@ -30,8 +30,8 @@ func TestMain(m *testing.M) {
 	case "starter":
 		os.Exit(starterMain())
 	}
-	SupervisorCommand = testSupervisorCommand
-	SpareDelay = 0 // tests want their spare at once; TestFirstSpareWaitsForTheTerm sets its own
+	hooks.supervisorCommand = testSupervisorCommand
+	spareDelay = 0 // tests want their spare at once; TestFirstSpareWaitsForTheTerm sets its own
 	os.Exit(m.Run())
 }
 
@@ -60,7 +60,7 @@ func starterMain() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	SupervisorCommand = testSupervisorCommand
+	hooks.supervisorCommand = testSupervisorCommand
 	sup, err := StartSupervisor(spec)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

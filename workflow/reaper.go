@@ -31,11 +31,11 @@ type Supervision struct {
 // SupervisionOf reads the evidence about run id's supervisor in home. A supervisor that
 // was started but has not taken its lock yet (its starter died in between) is a live
 // process carrying the run's supervisor marker: SupervisionOf waits, up to
-// SupervisorReadyTimeout, until it holds its lock or is gone, so such a run is judged by
+// supervisorReadyTimeout, until it holds its lock or is gone, so such a run is judged by
 // what its supervisor does, never taken for one that has none. It blocks for that wait.
 func SupervisionOf(home, id string) Supervision {
 	markers := []string{EnvSupervisorOf + "=" + id, EnvHome + "=" + home}
-	deadline := time.Now().Add(SupervisorReadyTimeout)
+	deadline := time.Now().Add(supervisorReadyTimeout)
 	for {
 		alive, ev := SupervisorAlive(home, id)
 		s := Supervision{Alive: alive, Evidence: ev}

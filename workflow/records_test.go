@@ -102,8 +102,8 @@ func TestReapedRunEndsWhenItsJournalSaysItEnded(t *testing.T) {
 // saved once the disk takes it, for as long as the writer term lasts. Before, the engine
 // gave up after 21 tries, leaving the run "running" until another writer came.
 func TestRunEndIsSavedOnceTheDiskTakesIt(t *testing.T) {
-	defer func(p func(int) time.Duration) { saveRetryPause = p }(saveRetryPause)
-	saveRetryPause = func(int) time.Duration { return time.Millisecond }
+	hooks.saveRetryPause = func(int) time.Duration { return time.Millisecond }
+	defer func() { hooks.saveRetryPause = nil }()
 	home := t.TempDir()
 	st := store.New(home, store.Options{})
 	st.Reload()

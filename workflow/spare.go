@@ -43,10 +43,11 @@ import (
 // SpareArg follows SuperviseArg in the command line of a spare supervisor.
 const SpareArg = "--spare"
 
-// SpareCommand returns the command that runs a spare supervisor (`SuperviseArg SpareArg`,
-// which SuperviseMain serves) in a new process; main's binary by default. Nil turns spares
-// off: every run then starts a supervisor of its own (StartSupervisor).
-var SpareCommand = func() *exec.Cmd { return exec.Command(executable(), SuperviseArg, SpareArg) }
+// spareCommand returns the command that runs a spare supervisor (`SuperviseArg SpareArg`,
+// which SuperviseMain serves) in a new process: this binary's hidden mode. A test may turn
+// spares off (sparesOff, hooks_on.go): every run then starts a supervisor of its own
+// (StartSupervisor).
+func spareCommand() *exec.Cmd { return exec.Command(executable(), SuperviseArg, SpareArg) }
 
 // errSpareGone says a spare could not be handed a run because it is gone: the run needs
 // a supervisor of its own.
@@ -60,14 +61,14 @@ type spare struct {
 
 // startSpare starts a spare supervisor and returns once it is ready for a run: started
 // up and waiting on its socket (it says "idle"). A spare that says anything else, dies or
-// is not ready within SupervisorReadyTimeout is killed and reaped, and the error says why.
+// is not ready within supervisorReadyTimeout is killed and reaped, and the error says why.
 func startSpare() (*spare, error) {
 	fail := func(err error) (*spare, error) { return nil, fmt.Errorf("start a spare supervisor: %w", err) }
 	ours, theirs, err := socketPair()
 	if err != nil {
 		return fail(err)
 	}
-	cmd := SpareCommand()
+	cmd := spareCommand()
 	err = startInSession(cmd, theirs, nil)
 	_ = theirs.Close() // the spare holds the only other end: EOF means it died
 	if err != nil {
@@ -75,7 +76,7 @@ func startSpare() (*spare, error) {
 		return fail(err)
 	}
 	sp := &spare{sup: reapLater(cmd), conn: ours}
-	if msg, err := readReady(ours, SupervisorReadyTimeout); msg != "idle" {
+	if msg, err := readReady(ours, supervisorReadyTimeout); msg != "idle" {
 		sp.stop()
 		return fail(fmt.Errorf("it said %q (pid %d: %v, %v)", msg, sp.sup.PID, err, sp.sup.waitErr))
 	}
@@ -331,13 +332,13 @@ func logTo(path string) {
 	_ = unix.Dup2(int(f.Fd()), 2)
 }
 
-// SpareDelay is how long after a writer term begins its first spare starts. A spare's
+// spareDelay is how long after a writer term begins its first spare starts. A spare's
 // start (a fork, exec and Go start-up, Fyne's initialisation in the app) takes a core for
 // several milliseconds; right after a takeover or a hand-over that core belongs to the new
 // writer's first saves and the adopted runs, and the old writer's spare is exiting too
 // (measured: a spare started at once made a hand-over 3 ms and an adopting takeover 30 ms
 // slower). A run started meanwhile starts its own supervisor, as without spares.
-var SpareDelay = 500 * time.Millisecond
+var spareDelay = 500 * time.Millisecond
 
 // sparePool is an engine's spare: at most one idle (ready) or starting.
 type sparePool struct {
@@ -346,7 +347,7 @@ type sparePool struct {
 	starting  chan struct{} // closed when the start under way has ended; nil if none
 	failed    error         // a spare failed to start: no more are tried
 	closed    bool
-	notBefore time.Time      // no spare starts before (SpareDelay after the term began)
+	notBefore time.Time      // no spare starts before (spareDelay after the term began)
 	deferred  bool           // a refill waits for notBefore
 	wg        sync.WaitGroup // the start under way
 }
@@ -361,7 +362,7 @@ func (p *sparePool) refill() <-chan struct{} {
 		return p.starting
 	}
 	done := make(chan struct{})
-	if p.closed || p.idle != nil || p.failed != nil || SpareCommand == nil {
+	if p.closed || p.idle != nil || p.failed != nil || sparesOff() {
 		close(done)
 		return done
 	}

@@ -285,10 +285,10 @@ func TestSpareStopsWithItsEngine(t *testing.T) {
 }
 
 // TestFirstSpareWaitsForTheTerm: a new writer term starts no spare during its first
-// SpareDelay (the takeover's time), then starts one by itself, without another Kick.
+// spareDelay (the takeover's time), then starts one by itself, without another Kick.
 func TestFirstSpareWaitsForTheTerm(t *testing.T) {
-	defer func(d time.Duration) { SpareDelay = d }(SpareDelay)
-	SpareDelay = 300 * time.Millisecond
+	defer func(d time.Duration) { spareDelay = d }(spareDelay)
+	spareDelay = 300 * time.Millisecond
 	home := t.TempDir()
 	st := store.New(home, store.Options{})
 	st.Reload()
@@ -307,8 +307,8 @@ func TestFirstSpareWaitsForTheTerm(t *testing.T) {
 		defer e.spares.mu.Unlock()
 		return e.spares.idle, e.spares.starting != nil
 	}
-	if sp, starting := idle(); (sp != nil || starting) && time.Since(t0) < SpareDelay {
-		t.Fatalf("a spare started %v into the term, before SpareDelay", time.Since(t0))
+	if sp, starting := idle(); (sp != nil || starting) && time.Since(t0) < spareDelay {
+		t.Fatalf("a spare started %v into the term, before spareDelay", time.Since(t0))
 	}
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		if sp, _ := idle(); sp != nil {
@@ -318,8 +318,8 @@ func TestFirstSpareWaitsForTheTerm(t *testing.T) {
 			t.Fatalf("no spare 20 s into the term: %v", e.spares.failed)
 		}
 	}
-	if took := time.Since(t0); took < SpareDelay {
-		t.Fatalf("spare ready %v into the term, before SpareDelay %v", took, SpareDelay)
+	if took := time.Since(t0); took < spareDelay {
+		t.Fatalf("spare ready %v into the term, before spareDelay %v", took, spareDelay)
 	}
 }
 

@@ -112,10 +112,11 @@ func readSpec(home, runID string) (Spec, error) {
 	return s, s.validate()
 }
 
-// SupervisorCommand returns the command that runs Supervise(home, runID) in a new
-// process. main.go points it at its own binary's hidden mode; tests re-run the test
-// binary. StartSupervisor sets the session, standard files and readiness pipe itself.
-var SupervisorCommand = func(home, runID string) *exec.Cmd {
+// defaultSupervisorCommand returns the command that runs Supervise(home, runID) in a new
+// process: this binary's hidden mode. StartSupervisor takes it from supervisorCommand
+// (which a test may replace: hooks_on.go) and sets the session, standard files and
+// readiness pipe itself.
+func defaultSupervisorCommand(home, runID string) *exec.Cmd {
 	return exec.Command(executable(), SuperviseArg, "--home", home, runID)
 }
 
@@ -145,8 +146,8 @@ func SuperviseMain(args []string) int {
 	return Supervise(args[1], args[2])
 }
 
-// SupervisorReadyTimeout bounds how long StartSupervisor waits for readiness.
-var SupervisorReadyTimeout = 30 * time.Second
+// supervisorReadyTimeout bounds how long StartSupervisor waits for readiness.
+var supervisorReadyTimeout = 30 * time.Second
 
 // Supervisor is a started supervisor, as its starter knows it.
 type Supervisor struct {
@@ -177,7 +178,7 @@ func (s *Supervisor) ExitCode() int {
 // StartSupervisor writes spec to runs/<id>.spec.json and starts the run's supervisor in
 // its own session. It blocks until the supervisor holds runs/<id>.lock and its start
 // record is written (see journal.go), and returns then. If the supervisor refuses, dies or is not ready
-// within SupervisorReadyTimeout, it returns an error wrapping ErrSupervisorStart (and
+// within supervisorReadyTimeout, it returns an error wrapping ErrSupervisorStart (and
 // ErrSupervisorRunning if the run already has a live supervisor, whose spec is then left
 // alone); no step has started. The supervisor is reaped by a goroutine of this process
 // while it lives; if this process dies first, init inherits it. Only the writer calls it
@@ -202,7 +203,7 @@ func StartSupervisor(spec Spec) (*Supervisor, error) {
 		return fail(err)
 	}
 	defer r.Close()
-	cmd := SupervisorCommand(spec.Home, spec.RunID)
+	cmd := supervisorCommand(spec.Home, spec.RunID)
 	// The run's markers: a reaper that finds the run's owner dead kills what carries them,
 	// the supervisor too (unless it adopts the run).
 	err = startInSession(cmd, w, logf, EnvSupervisorOf+"="+spec.RunID, EnvHome+"="+spec.Home)
@@ -271,7 +272,7 @@ func reapLater(cmd *exec.Cmd) *Supervisor {
 // record written), s is killed and reaped (it runs no step before it said ok) and the
 // error says why.
 func awaitReady(s *Supervisor, r readyReader) error {
-	msg, err := readReady(r, SupervisorReadyTimeout)
+	msg, err := readReady(r, supervisorReadyTimeout)
 	if msg == "ok" {
 		return nil
 	}

@@ -22,7 +22,7 @@ import (
 //	func main() { os.Exit(workflow.Supervise(os.Args[3], os.Args[4])) }
 //	EOF
 //	go build -o /tmp/baton-sup /tmp/supmain/main.go   # from the module's folder
-//	BATON_BENCH_SUPERVISOR=/tmp/baton-sup go test -run '^$' -bench Supervisor ./workflow/
+//	BATON_BENCH_SUPERVISOR=/tmp/baton-sup go test -tags batontest -run '^$' -bench Supervisor ./workflow/
 
 // BenchmarkSupervisorStart measures StartSupervisor's call to the first step's process
 // running (p50_ms, p99_ms: the journal's step_start time, taken when the step's exec has

@@ -348,8 +348,8 @@ func TestWatchSupervisorStop(t *testing.T) {
 // never becomes ready, makes StartSupervisor fail within its bound, the process gone.
 func TestStartSupervisorBoundedWhenNotReady(t *testing.T) {
 	defer func(c func(string, string) *exec.Cmd, d time.Duration) {
-		SupervisorCommand, SupervisorReadyTimeout = c, d
-	}(SupervisorCommand, SupervisorReadyTimeout)
+		hooks.supervisorCommand, supervisorReadyTimeout = c, d
+	}(hooks.supervisorCommand, supervisorReadyTimeout)
 	for _, c := range []struct {
 		argv  []string
 		bound time.Duration // long for "false": a loaded machine must not make its exit late
@@ -358,8 +358,8 @@ func TestStartSupervisorBoundedWhenNotReady(t *testing.T) {
 		{[]string{"false"}, 30 * time.Second, "exited before it was ready (supervisor pid "},
 		{[]string{"sleep", "300"}, 500 * time.Millisecond, "not ready after 500ms (supervisor pid "},
 	} {
-		SupervisorReadyTimeout = c.bound
-		SupervisorCommand = func(string, string) *exec.Cmd { return exec.Command(c.argv[0], c.argv[1:]...) }
+		supervisorReadyTimeout = c.bound
+		hooks.supervisorCommand = func(string, string) *exec.Cmd { return exec.Command(c.argv[0], c.argv[1:]...) }
 		spec := svSpec(t, store.Step{Argv: []string{"true"}})
 		var sup *Supervisor
 		var err error
