@@ -140,6 +140,8 @@ type Main struct {
 	mainSplit    *container.Split   // the sidebar beside the tabs
 	runsSplit    *container.Split   // the runs list above the run view
 	closeAsk     dialog.Dialog      // the close confirmation while it is shown
+	recoverAsk   dialog.Dialog      // the last recovery confirmation (ShowRecover)
+	recoverInfo  dialog.Dialog      // the last recovery plan or result shown without a question
 	notifyItem   *fyne.MenuItem     // View › Notify when a run fails
 	sortItems    []*fyne.MenuItem   // View › Sort workflows …
 	rename       *dialog.FormDialog // the last Rename dialog: tests answer it with keys
@@ -176,6 +178,7 @@ func New(a fyne.App, core Core, opts Options) *Main {
 	m.Win.SetIcon(Icon)
 	m.Role = newRoleBar()
 	m.Role.Ask.OnTapped = m.RequestWrite
+	m.Role.Recover.OnTapped = m.ShowRecover
 	m.Footer = widget.NewLabel("")
 	m.Footer.SizeName = theme.SizeNameCaptionText
 	m.Footer.Truncation = fyne.TextTruncateEllipsis
@@ -420,6 +423,7 @@ func (m *Main) renderRole() {
 // note goes after a while.
 func (m *Main) renderRoleText() {
 	m.Role.set(m.st.Role, view.RoleText(m.st, m.tk, m.doc, m.opts.Now()))
+	m.Role.offerRecover(view.CanRecover(m.st))
 }
 
 // updateControls enables exactly the write controls this window may use now.
