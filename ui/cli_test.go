@@ -94,6 +94,7 @@ func quietUnderEveryLocale(t *testing.T, bin string) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env := append(cliEnv(t), c.env...)
+			made := filepath.Join(t.TempDir(), "home") // the --headless window makes it; status and runs read it
 			for _, r := range []struct {
 				args []string
 				code int
@@ -102,9 +103,10 @@ func quietUnderEveryLocale(t *testing.T, bin string) {
 				{[]string{"--bogus"}, 2},
 				{[]string{"tick"}, 2},
 				{[]string{"tick", "--once", "--home", filepath.Join(t.TempDir(), "home")}, 0},
-				{[]string{"--headless", "--home", filepath.Join(t.TempDir(), "home")}, 0}, // stdin at its end at once
-				{[]string{"status", "--home", filepath.Join(t.TempDir(), "home")}, 0},
-				{[]string{"runs", "--json", "--home", filepath.Join(t.TempDir(), "home")}, 0},
+				{[]string{"--headless", "--home", made}, 0}, // stdin at its end at once
+				{[]string{"status", "--home", made}, 0},
+				{[]string{"runs", "--json", "--home", made}, 0},
+				{[]string{"status", "--home", filepath.Join(t.TempDir(), "home")}, 1}, // reading never makes a home (issue 19)
 				{[]string{"run", "nope", "--home", filepath.Join(t.TempDir(), "home")}, 1},
 				{[]string{"run"}, 2},
 			} {
