@@ -28,21 +28,19 @@ func (m *Main) ShowRecover() {
 	}, func(err error) {
 		m.Role.Recover.Enable()
 		if err != nil {
-			m.recoverInfo = m.showInfo(view.RecoverAction, recoverText(view.RecoverResultText(nil, err)), recoverSize)
+			m.showInfo(view.RecoverAction, recoverText(view.RecoverResultText(nil, err)), recoverSize)
 			return
 		}
 		text := recoverText(view.RecoverPlanText(plan, holds))
 		if !holds {
-			m.recoverInfo = m.showInfo(view.RecoverAction, text, recoverSize)
+			m.showInfo(view.RecoverAction, text, recoverSize)
 			return
 		}
-		d := m.showConfirm(view.RecoverAction, view.RecoverAction, view.ConfirmBack, text, func(ok bool) {
+		m.showConfirm(view.RecoverAction, view.RecoverAction, view.ConfirmBack, text, func(ok bool) {
 			if ok {
 				m.recover()
 			}
-		})
-		d.Resize(recoverSize)
-		m.recoverAsk = d
+		}).Resize(recoverSize)
 	})
 }
 
@@ -63,7 +61,7 @@ func (m *Main) recover() {
 		} else {
 			m.Role.Note.SetText("Recovered.")
 		}
-		m.recoverInfo = m.showInfo(view.RecoverAction, recoverText(view.RecoverResultText(rec, err)), recoverSize)
+		m.showInfo(view.RecoverAction, recoverText(view.RecoverResultText(rec, err)), recoverSize)
 	})
 }
 

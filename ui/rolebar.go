@@ -24,16 +24,17 @@ type RoleBar struct {
 	Label *widget.Label
 	// Ask is "Make this window the writer", shown while this window reads: it asks the
 	// writer to hand over (request_write).
-	Ask *widget.Button
+	Ask   *widget.Button
+	Note  *widget.Label // the outcome of the last request
+	Icon  *widget.Icon
+	bg    *canvas.Rectangle
+	tone  view.Tone
+	toned bool // tone is shown
+	obj   fyne.CanvasObject
+
 	// Recover is "Recover…", shown while the window's problem is one recovery is for (a
 	// damaged home): it shows what recovery would restore and asks (Main.ShowRecover).
 	Recover *widget.Button
-	Note    *widget.Label // the outcome of the last request
-	Icon    *widget.Icon
-	bg      *canvas.Rectangle
-	tone    view.Tone
-	toned   bool // tone is shown
-	obj     fyne.CanvasObject
 }
 
 func newRoleBar() *RoleBar {

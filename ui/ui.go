@@ -140,8 +140,6 @@ type Main struct {
 	mainSplit    *container.Split   // the sidebar beside the tabs
 	runsSplit    *container.Split   // the runs list above the run view
 	closeAsk     dialog.Dialog      // the close confirmation while it is shown
-	recoverAsk   dialog.Dialog      // the last recovery confirmation (ShowRecover)
-	recoverInfo  dialog.Dialog      // the last recovery plan or result shown without a question
 	notifyItem   *fyne.MenuItem     // View › Notify when a run fails
 	sortItems    []*fyne.MenuItem   // View › Sort workflows …
 	rename       *dialog.FormDialog // the last Rename dialog: tests answer it with keys
