@@ -70,3 +70,7 @@ func gen(d *store.Doc) uint64 {
 	}
 	return d.Generation
 }
+
+// HoldsLock reports whether this window holds state.lock now: on a damaged home only the
+// window that does may recover it (Intents.Recover), and the window's Recover… says so.
+func (s *Intents) HoldsLock() bool { return s.w.holdsLockNow() }

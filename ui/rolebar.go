@@ -31,17 +31,24 @@ type RoleBar struct {
 	tone  view.Tone
 	toned bool // tone is shown
 	obj   fyne.CanvasObject
+
+	// Recover is "Recover…", shown while the window's problem is one recovery is for (a
+	// damaged home): it shows what recovery would restore and asks (Main.ShowRecover).
+	Recover *widget.Button
 }
 
 func newRoleBar() *RoleBar {
 	b := &RoleBar{Label: widget.NewLabel(""), Icon: widget.NewIcon(theme.InfoIcon()), bg: canvas.NewRectangle(color.Transparent),
-		Ask: widget.NewButton("Make this window the writer", nil), Note: widget.NewLabel("")}
+		Ask: widget.NewButton("Make this window the writer", nil), Note: widget.NewLabel(""),
+		Recover: widget.NewButtonWithIcon(view.RecoverButton, theme.WarningIcon(), nil)}
 	b.Label.TextStyle.Bold = true
 	b.Label.Truncation = fyne.TextTruncateEllipsis
 	b.bg.CornerRadius = theme.InputRadiusSize()
 	b.Ask.Hide()
+	b.Recover.Hide()
+	b.Recover.Importance = widget.WarningImportance
 	b.Note.Hide()
-	row := container.NewBorder(nil, nil, container.NewPadded(b.Icon), container.NewHBox(b.Note, b.Ask), b.Label)
+	row := container.NewBorder(nil, nil, container.NewPadded(b.Icon), container.NewHBox(b.Note, b.Recover, b.Ask), b.Label)
 	b.obj = container.NewPadded(container.NewStack(b.bg, row))
 	return b
 }
@@ -74,6 +81,18 @@ func (b *RoleBar) set(role host.Role, text string) {
 	b.bg.FillColor = tint(theme.Color(name), 0x38)
 	b.bg.Refresh()
 	b.Icon.SetResource(icon)
+}
+
+// offerRecover shows Recover… while ok.
+func (b *RoleBar) offerRecover(ok bool) {
+	if ok == b.Recover.Visible() {
+		return
+	}
+	if ok {
+		b.Recover.Show()
+	} else {
+		b.Recover.Hide()
+	}
 }
 
 // tint returns c with alpha a, for a soft background that works in light and dark themes.

@@ -176,6 +176,7 @@ func New(a fyne.App, core Core, opts Options) *Main {
 	m.Win.SetIcon(Icon)
 	m.Role = newRoleBar()
 	m.Role.Ask.OnTapped = m.RequestWrite
+	m.Role.Recover.OnTapped = m.ShowRecover
 	m.Footer = widget.NewLabel("")
 	m.Footer.SizeName = theme.SizeNameCaptionText
 	m.Footer.Truncation = fyne.TextTruncateEllipsis
@@ -420,6 +421,7 @@ func (m *Main) renderRole() {
 // note goes after a while.
 func (m *Main) renderRoleText() {
 	m.Role.set(m.st.Role, view.RoleText(m.st, m.tk, m.doc, m.opts.Now()))
+	m.Role.offerRecover(view.CanRecover(m.st))
 }
 
 // updateControls enables exactly the write controls this window may use now.

@@ -11,8 +11,33 @@ import (
 // started and, for one that did not succeed, the word (RowOf).
 
 // Outcome is the run view's first line under the title: how the run ended, in words,
-// with its error; "" while it is active or when it succeeded.
+// with its error; "" while it is active or when it succeeded. A log cut by a full disk
+// is said too (LogCutText), whatever the status: a "succeeded" with a cut log is never
+// silent.
 func Outcome(r *store.Run) string {
+	how, cut := outcomeOf(r), LogCutText(r)
+	switch {
+	case cut == "":
+		return how
+	case how == "":
+		return cut
+	}
+	return how + "\n" + cut
+}
+
+// LogCutText says that r's log was cut, where and why ("Log cut at 832.0 KiB: no space
+// left on device"), or "".
+func LogCutText(r *store.Run) string {
+	if r.LogCut == nil {
+		return ""
+	}
+	return "Log cut at " + store.HumanBytes(r.LogCut.Kept) + ": " + r.LogCut.Reason
+}
+
+// LogCutMark is the runs row's short marker of a run whose log was cut.
+const LogCutMark = "log cut"
+
+func outcomeOf(r *store.Run) string {
 	switch r.Status {
 	case store.StatusFailed:
 		if r.Error == "" {

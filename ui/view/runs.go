@@ -34,6 +34,9 @@ func RowOf(r *store.Run, self int, now time.Time) RunRow {
 	} else {
 		row.Duration = r.Status
 	}
+	if r.LogCut != nil {
+		row.Duration += " · " + LogCutMark // a cut log is never silent, even in a green row
+	}
 	return row
 }
 

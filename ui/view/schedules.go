@@ -27,12 +27,11 @@ type ScheduleRow struct {
 // ScheduleRowOf is the row of schedule sc of doc. While a run it started is going, the
 // row says so ("running now (r12)") rather than what the run before it did.
 func ScheduleRowOf(doc *store.Doc, sc *store.Schedule, now time.Time) ScheduleRow {
-	next := "next " + Clock(sc.NextDue, now)
-	if subMinute(sc) || sc.NextDue.Second() != 0 {
-		next = "next " + Stamp(sc.NextDue, now)
-	}
+	next := ""
 	if sc.Paused {
 		next = "paused"
+	} else {
+		next = nextText(sc, now)
 	}
 	last := "never ran"
 	if sc.LastStatus != "" {
@@ -216,32 +215,96 @@ func (f *ScheduleForm) Check(doc *store.Doc, now time.Time) ScheduleCheck {
 		c.Preview = "—"
 		return c
 	}
-	if times, err := workflow.NextTimes(&cp, now, 5); err == nil {
-		c.Preview = PreviewText(times, cp.TZ)
+	if occ, err := workflow.Upcoming(&cp, now, 5); err == nil {
+		c.Preview = PreviewText(occ)
 	} else {
 		c.KeepPreview = true
 	}
 	return c
 }
 
-// PreviewText lists times, one a line, in the schedule's time zone tz (local time when
-// it is ""), and names the zone: "Times in Europe/Paris:" then "Tue 5 May 03:00 CEST".
-func PreviewText(times []time.Time, tz string) string {
-	loc, name := time.Local, "local time"
-	if l, err := time.LoadLocation(tz); err == nil && tz != "" {
-		loc, name = l, tz
+// PreviewText lists occurrences, one a line, in the schedule's zone, and names the zone:
+// "Times in Europe/Berlin:" then "Sun 29 Mar 03:00 CEST (+1h: clocks went forward)". An
+// occurrence after a clock change says the shift, and one a clock change moved says how
+// on the line below it. Seconds show when any time has them.
+func PreviewText(occ []workflow.Occurrence) string {
+	name := "local time"
+	if len(occ) > 0 && occ[0].Zone != "" && occ[0].Zone != "Local" {
+		name = occ[0].Zone
 	}
 	lines := []string{"Times in " + name + ":"}
 	layout := "Mon 2 Jan 15:04 MST"
-	for _, t := range times {
-		if t.Second() != 0 {
+	for _, o := range occ {
+		if o.At.Second() != 0 {
 			layout = "Mon 2 Jan 15:04:05 MST" // a 10 s schedule reads 14:21:10, 14:21:20, not 14:21, 14:21
 		}
 	}
-	for _, t := range times {
-		lines = append(lines, t.In(loc).Format(layout))
+	for _, o := range occ {
+		line := o.At.Format(layout)
+		if sh := ShiftText(o.Shift); sh != "" {
+			line += " (" + sh + ")"
+		}
+		lines = append(lines, line)
+		if o.Note != "" {
+			lines = append(lines, "    "+capital(o.Note))
+		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// ShiftText says a clock change of d in words: "+1h: clocks went forward", "-30m: clocks
+// went back"; "" for none.
+func ShiftText(d time.Duration) string {
+	switch {
+	case d > 0:
+		return "+" + DurString(d) + ": clocks went forward"
+	case d < 0:
+		return DurString(d) + ": clocks went back"
+	}
+	return ""
+}
+
+// nextText is a schedule row's next time: in the schedule's zone, named, when it has one
+// ("next 03:00 CEST"), and marked when a clock change comes before it or moved it
+// (workflow.Upcoming): "next 29 Mar 03:00 CEST (+1h: clocks went forward)".
+func nextText(sc *store.Schedule, now time.Time) string {
+	at, stamp := sc.NextDue, subMinute(sc) || sc.NextDue.Second() != 0
+	var s string
+	switch {
+	case sc.TZ != "":
+		s = zoneClock(at, now, sc.TZ, stamp)
+	case stamp:
+		s = Stamp(at, now)
+	default:
+		s = Clock(at, now)
+	}
+	if occ, err := workflow.Upcoming(sc, now, 1); err == nil && len(occ) == 1 && occ[0].At.Equal(at) {
+		switch o := occ[0]; {
+		case o.Shift != 0:
+			s += " (" + ShiftText(o.Shift) + ")"
+		case o.Note != "":
+			s += " (" + o.Note + ")"
+		}
+	}
+	return "next " + s
+}
+
+// zoneClock is Clock (Stamp with seconds) in zone tz, with the zone's abbreviation.
+func zoneClock(t, now time.Time, tz string, seconds bool) string {
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		loc = time.Local
+	}
+	t, now = t.In(loc), now.In(loc)
+	layout := "15:04"
+	if seconds {
+		layout = "15:04:05"
+	}
+	y1, m1, d1 := t.Date()
+	if y2, m2, d2 := now.Date(); y1 != y2 || m1 != m2 || d1 != d2 {
+		layout = "2 Jan " + layout
+	}
+	return t.Format(layout + " MST")
 }
 
 // ScheduleControls are which of the schedule form's controls are enabled, the pause

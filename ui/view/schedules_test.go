@@ -129,11 +129,19 @@ func TestPreviewNamesItsTimeZone(t *testing.T) {
 	if err != nil {
 		t.Skip("no zone database")
 	}
-	ts := []time.Time{time.Date(2026, 5, 5, 3, 0, 0, 0, paris), time.Date(2026, 12, 5, 3, 0, 0, 0, paris)}
-	if got, want := PreviewText(ts, "Europe/Paris"), "Times in Europe/Paris:\nTue 5 May 03:00 CEST\nSat 5 Dec 03:00 CET"; got != want {
+	sc := store.Schedule{Workflow: "w", Cron: "0 3 5 5,12 *", TZ: "Europe/Paris"}
+	occ, err := workflow.Upcoming(&sc, time.Date(2026, 5, 1, 0, 0, 0, 0, paris), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := PreviewText(occ), "Times in Europe/Paris:\nTue 5 May 03:00 CEST\nSat 5 Dec 03:00 CET (-1h: clocks went back)"; got != want {
 		t.Errorf("preview %q, want %q", got, want)
 	}
-	if got := PreviewText(ts[:1], ""); !strings.HasPrefix(got, "Times in local time:\n") || !strings.Contains(got, ts[0].Local().Format("15:04 MST")) {
+	sc.TZ = ""
+	if occ, err = workflow.Upcoming(&sc, time.Date(2026, 5, 1, 0, 0, 0, 0, paris), 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := PreviewText(occ); !strings.HasPrefix(got, "Times in local time:\n") || !strings.Contains(got, occ[0].At.Local().Format("15:04 MST")) {
 		t.Errorf("local preview %q", got)
 	}
 }
