@@ -427,7 +427,13 @@ func TestRunsListDoesNotAllocatePerRun(t *testing.T) {
 			m.ShowTab("Runs")
 			refresh := func() { m.reindexRuns(); m.Runs.Refresh() }
 			refresh()
+			// AllocsPerRun counts every goroutine's allocations: the window's own work beside
+			// the refresh (a home check every 2 s, a retention pass) only ever adds, so the
+			// least of three measurements is the refresh's own.
 			allocs[n] = testing.AllocsPerRun(5, refresh)
+			for range 2 {
+				allocs[n] = min(allocs[n], testing.AllocsPerRun(5, refresh))
+			}
 			m.RunsFilter.SetText("workflow 0007")
 			want := 0
 			for _, r := range w.Snapshot().Runs {
