@@ -95,7 +95,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	handedTo := doc.HandoverTo != nil && doc.HandoverTo.Instance == self.Instance
 	if h := doc.HandoverTo; h != nil && !handedTo {
 		if alive, _ := ownerAlive(w.home, self, *h); alive {
-			w.yieldTakeover(*h)
+			w.leave(nil, exitYield(*h))
 			return nil, fmt.Errorf("%w: the writer handed over to window pid %d", ErrBusy, h.PID)
 		}
 	}
@@ -185,21 +185,8 @@ func (w *Window) reread() (*store.Doc, error) {
 // full disk, an I/O error, a lock file replaced under us) must not leave the home without
 // a writer: the lock goes and the window waits for it again a second later.
 func (w *Window) failTakeover(err error) {
-	w.st.EndEpoch()
-	keep := errors.Is(err, store.ErrUnreadable)
-	release := false
-	_, emit := w.move(RoleReader, nil, func() {
-		w.problem = err
-		if w.held != nil && !keep {
-			w.held, release = nil, true
-		}
-	})
 	w.opts.Logf("cannot take over: %v", err)
-	emit()
-	if release {
-		_ = w.lock.Unlock()
-		time.AfterFunc(time.Second, w.waitForLock)
-	}
+	w.leave(nil, exitFailedTakeover(err))
 }
 
 func (w *Window) auditTakeover(tk Takeover) {

@@ -122,3 +122,55 @@ func (t *Term) wakeScheduler() {
 	default:
 	}
 }
+
+// Resign hands the writer role over to window heir, as etcd's Election.Resign lets another
+// candidate win: the hand-over is saved (after whatever was being saved) and audited, then
+// the term ends (leave: its runs go on unfollowed for heir to adopt, the identity that owns
+// them retires, state.lock goes) and the window reads on, giving way to heir while it
+// lives. It returns why it did not hand over: the save failed, or the term had ended.
+func (t *Term) Resign(ctx context.Context, heir store.Owner) error {
+	w := t.w
+	var running []string
+	_, err := t.Update(ctx, func(d *store.Doc) error {
+		h := heir
+		d.HandoverTo = &h
+		running = running[:0]
+		for i := range d.Runs {
+			if d.Runs[i].Status == store.StatusRunning {
+				running = append(running, d.Runs[i].ID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	_ = w.audit.Append(store.Handover{Epoch: t.epoch, From: t.self, To: heir, Runs: running})
+	if !w.leave(t, exitHandOver(heir)) {
+		return t.endedError()
+	}
+	w.opts.Logf("handed over to window pid %d", heir.PID)
+	return nil
+}
+
+// farewell is what a writer does while it still writes, when its window closes: it stops
+// its runs and records them cancelled, records that no window writes (so the next window
+// becomes the writer rather than takes over from one that did not die), saves
+// workflows.json whole, keeps it as the previous document and says so in the audit log.
+// Close then leaves the term.
+func (t *Term) farewell() {
+	w := t.w
+	t.engine.Stop("window closed while the run was going")
+	_, _ = t.Update(context.Background(), func(d *store.Doc) error {
+		if d.Writer != nil && d.Writer.Instance == t.Owner().Instance {
+			d.Writer = nil
+		}
+		return nil
+	})
+	_ = w.st.Checkpoint() // workflows.json alone is complete when no window writes
+	_ = w.st.KeepPrevious()
+	_ = w.audit.Append(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
+	if err := w.audit.Close(); err != nil { // no more retries: this window writes no more
+		w.opts.Logf("%v", err)
+	}
+}

@@ -92,6 +92,8 @@ type Window struct {
 
 	termWG sync.WaitGroup // the goroutines of writer terms: takeover, scheduler, demote
 
+	closeErr error // why the liveness lock could not be let go at Close (set once, by leave)
+
 	pubMu     sync.Mutex // serialises publish; guards published
 	published *store.Doc
 }
@@ -431,52 +433,12 @@ func (w *Window) Close() error {
 	t := w.term
 	w.mu.Unlock()
 	if t != nil {
-		t.engine.Stop("window closed while the run was going")
-		// The document says no window writes any more, so the next window becomes the
-		// writer rather than "takes over" from one that did not die.
-		_, _ = t.Update(context.Background(), func(d *store.Doc) error {
-			if d.Writer != nil && d.Writer.Instance == t.Owner().Instance {
-				d.Writer = nil
-			}
-			return nil
-		})
-		_ = w.st.Checkpoint() // workflows.json alone is complete when no window writes
-		_ = w.st.KeepPrevious()
-		_ = w.audit.Append(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
-		if err := w.audit.Close(); err != nil { // no more retries: this window writes no more
-			w.opts.Logf("%v", err)
-		}
+		t.farewell()
 	}
-	var held, waiting bool
-	ok, emit := w.move(RoleClosed, nil, func() {
-		held, waiting = w.held != nil, w.waiting
-		w.held = nil
-		if w.term != nil {
-			w.term.cancel(ErrClosed)
-			w.term = nil
-		}
-	})
-	if !ok {
+	if !w.leave(nil, exitClose()) {
 		return nil // another Close got there first
 	}
-	w.termWG.Wait() // nothing of a writer term touches the home once Close returns
-	w.st.EndEpoch()
-	// The identity ends before state.lock goes, so the next writer's takeover finds this
-	// window gone and adopts the runs it leaves going.
-	w.mu.Lock()
-	inst, id := w.inst, w.self.Instance
-	w.mu.Unlock()
-	if w.readOnly != "" {
-		_ = os.Remove(filepath.Join(w.instDir, id+".lock")) // a private file nobody else looks at
-	}
-	ierr := inst.Close()
-	if held && !waiting {
-		_ = w.lock.Close()
-	}
-	w.stop()
-	emit()
-	w.hub.finishAll()
-	return ierr
+	return w.closeErr
 }
 
 // RunsLeftAtClose sorts the running runs of d that the writer window (instance, pid)
@@ -517,31 +479,7 @@ func (w *Window) epoch() uint64 {
 // file: nothing more is written by this window; its running steps are killed (the next
 // writer reaps their runs), and the window goes back to waiting for the lock. It does
 // nothing if t is not the current term (that term already ended; never end a later one).
-func (w *Window) endTerm(t *Term, reason error) {
-	var held bool
-	ok, emit := w.move(RoleReader, func() bool { return w.term == t }, func() {
-		w.problem = reason
-		w.term = nil
-		t.cancel(reason)
-		held = w.held != nil
-		w.held = nil
-	})
-	if !ok {
-		return
-	}
-	w.st.EndEpoch()
-	w.opts.Logf("stopped writing: %v", reason)
-	if errors.Is(reason, store.ErrUnreadable) {
-		_ = w.st.SaveLastGood()
-	}
-	t.engine.Stop("this window stopped being the writer: " + reason.Error())
-	w.retireIdentity() // before the lock goes, so the next writer finds the old identity dead
-	if held {
-		_ = w.lock.Unlock()
-	}
-	emit()
-	w.waitForLock() // a replaced state.lock is noticed when the lock is won (gotLock)
-}
+func (w *Window) endTerm(t *Term, reason error) { w.leave(t, exitLost(reason)) }
 
 // currentTerm returns the writer term, or nil while this window does not write.
 func (w *Window) currentTerm() *Term {
