@@ -106,7 +106,7 @@ func exitClose() exit { return exit{to: RoleClosed, cause: ErrClosed, then: then
 // exitSteps are the steps of leave. The window is their implementation (windowExit); the
 // order test drives leave through a recorder.
 type exitSteps interface {
-	// vacate takes step 1 for term t (nil: the takeover's, before there is a term). It
+	// vacate takes step 1 for term t (at Close: whatever term there is). It
 	// reports false, and nothing changed, when the window is not in t's term any more
 	// (another exit came first); release says whether step 7 lets the lock go.
 	vacate(t *Term, e exit) (ok, release bool)
@@ -124,7 +124,7 @@ type exitSteps interface {
 	closeAll()
 }
 
-// leave ends term t (nil: a takeover not finished) as e says, in the one order above. It
+// leave ends term t (at Close: whatever term there is, passed nil) as e says, in the one order above. It
 // reports whether it did: false when another exit ended the term first.
 func leave(x exitSteps, t *Term, e exit) bool {
 	ok, release := x.vacate(t, e)
@@ -183,19 +183,15 @@ func (x windowExit) vacate(t *Term, e exit) (ok, release bool) {
 		if e.setProblem {
 			w.problem = e.problem
 		}
-		if w.term != nil {
-			w.term.cancel(e.cause)
-			w.term = nil
-		}
+		cur := w.term
 		switch {
-		case e.then == thenKeep:
-			release = false // the lock stays held, and counted
-		case e.then == thenClose:
-			release = w.held != nil && !w.waiting // a waiter closes what it wins
-			w.held = nil
+		case cur == nil:
+		case e.then == thenKeep: // the lock stays won, the term waits for a readable file
+			cur.phase = phaseHeld
 		default:
-			release = w.held != nil
-			w.held = nil
+			cur.cancel(e.cause)
+			w.term = nil
+			release = e.then != thenClose || !w.waiting // a waiter closes what it wins
 		}
 	})
 	return ok, release

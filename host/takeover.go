@@ -60,14 +60,15 @@ type StepTiming struct {
 // tries again when the file changes. Any other failure lets the lock go and waits again.
 // It blocks for the whole takeover, housekeeping included.
 func (w *Window) BecomeWriter() (*Term, error) {
-	ok, emit := w.move(RolePromoting, nil, func() { w.termWG.Add(1) }) // Close waits for it
+	var t *Term                                                                    // the term of the lock won: the window's, now promoting
+	ok, emit := w.move(RolePromoting, nil, func() { t = w.term; w.termWG.Add(1) }) // Close waits for it
 	if !ok {
 		return nil, ErrBusy
 	}
 	defer w.termWG.Done()
 	emit()
 	t0 := time.Now()
-	self := w.Self() // this window's identity for the whole term
+	self := t.self // this window's identity for the whole term
 	tk := Takeover{NewOwner: self}
 	mark := t0
 	step := func(name string) {
@@ -78,13 +79,13 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	step("1.lock")
 	store.Failpoint("takeover.after-lock")
 	if err := w.checkHome(); err != nil { // no window writes an unsafe home
-		w.failTakeover(err)
+		w.failTakeover(t, err)
 		return nil, err
 	}
 
 	doc, err := w.reread()
 	if err != nil {
-		w.failTakeover(err)
+		w.failTakeover(t, err)
 		return nil, err
 	}
 	step("2.reread")
@@ -95,12 +96,13 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	handedTo := doc.HandoverTo != nil && doc.HandoverTo.Instance == self.Instance
 	if h := doc.HandoverTo; h != nil && !handedTo {
 		if alive, _ := ownerAlive(w.home, self, *h); alive {
-			w.leave(nil, exitYield(*h))
+			w.leave(t, exitYield(*h))
 			return nil, fmt.Errorf("%w: the writer handed over to window pid %d", ErrBusy, h.PID)
 		}
 	}
 
 	tk.Epoch = w.st.BeginEpoch()
+	t.epoch = tk.Epoch
 	step("3.epoch")
 
 	tk.Reaped, tk.Adopted = w.killOrphans(doc, self, handedTo)
@@ -120,13 +122,13 @@ func (w *Window) BecomeWriter() (*Term, error) {
 		return nil
 	})
 	if err != nil {
-		w.failTakeover(err)
+		w.failTakeover(t, err)
 		return nil, err
 	}
 	w.removeSupervisorFiles(tk.Reaped)
 	step("5.save")
 
-	t := newTerm(w, self, tk.Epoch)
+	t.startEngine()
 	ready := make(chan struct{})
 	if !w.opts.NoScheduler {
 		w.termWG.Add(1)
@@ -141,15 +143,14 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	}
 	step("6.executor")
 
-	ok, emit = w.move(RoleWriter, nil, func() {
+	ok, emit = w.move(RoleWriter, func() bool { return w.term == t }, func() {
 		step("7.writer")
 		tk.Took = time.Since(t0)
 		tk.TookMS = ms(tk.Took)
 		tk.Completed = time.Now().UTC()
-		w.term, w.problem, w.last = t, nil, tk
+		w.problem, w.last = nil, tk
 	})
-	if !ok { // closed meanwhile
-		t.cancel(ErrClosed)
+	if !ok { // closed meanwhile: Close cancelled the term
 		return nil, ErrClosed
 	}
 	close(ready)
@@ -184,9 +185,9 @@ func (w *Window) reread() (*store.Doc, error) {
 // unreadable file (the takeover is retried when the file changes); any other failure (a
 // full disk, an I/O error, a lock file replaced under us) must not leave the home without
 // a writer: the lock goes and the window waits for it again a second later.
-func (w *Window) failTakeover(err error) {
+func (w *Window) failTakeover(t *Term, err error) {
 	w.opts.Logf("cannot take over: %v", err)
-	w.leave(nil, exitFailedTakeover(err))
+	w.leave(t, exitFailedTakeover(err))
 }
 
 func (w *Window) auditTakeover(tk Takeover) {

@@ -3,35 +3,56 @@ package host
 import (
 	"context"
 	"errors"
+	"syscall"
 
 	"baton/store"
 	"baton/workflow"
 )
 
-// Term is one writer term of a window: it begins when BecomeWriter has finished and ends
-// when state.lock is lost, the store is fenced, the file turns unreadable, or the window
-// closes. Everything of the term belongs to it: its context, its executor and scheduler,
-// and the one road to a write, Update. Like etcd's concurrency.Session, Done closes when
-// the term ends and Err says why; work that depends on being the writer derives from
-// Context and stops by itself.
+// Term is one writer term of a window: it begins when the window wins state.lock and
+// ends when the window leaves it (leave): state.lock lost or replaced, the store fenced,
+// the file unreadable, the home unsafe, a hand-over (Resign), a failed takeover, or the
+// window closing. The term is the one truth of "am I the writer": it owns the lock it won
+// (held), the store's epoch (begun by BecomeWriter, ended by leave), the executor and
+// scheduler, the context, and the one road to a write, Update. The window's role is read
+// from its term: none, reader; a term under BecomeWriter, promoting; a term whose takeover
+// finished, writer; a term blocked by an unreadable file (the lock kept, the takeover
+// retried when the file changes), reader. Like etcd's concurrency.Session, Done closes
+// when the term ends and Err says why; work that depends on being the writer derives
+// from Context and stops by itself.
 //
-// A window holds its current term (none while it reads); a Term of an ended term stays
-// safe to call: Update refuses with a *ReadOnlyError.
+// A Term of an ended term stays safe to call: Update refuses with a *ReadOnlyError.
 type Term struct {
 	w      *Window
-	self   store.Owner // the window's identity for the whole term
-	epoch  uint64
+	self   store.Owner    // the window's identity for the whole term
+	held   syscall.Stat_t // the state.lock file this term holds; never changes
+	phase  termPhase      // guarded by w.mu; changes only through Window.move
+	epoch  uint64         // set by BecomeWriter before the term writes
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	engine *workflow.Engine
-	wake   chan struct{} // wakes the term's scheduler (one slot)
+	engine *workflow.Engine // set by BecomeWriter (step 6)
+	wake   chan struct{}    // wakes the term's scheduler (one slot)
 }
 
-// newTerm returns the term of epoch for window w; it runs nothing yet.
-func newTerm(w *Window, self store.Owner, epoch uint64) *Term {
+// termPhase is where a term is between winning state.lock and writing.
+type termPhase int
+
+const (
+	phaseHeld      termPhase = iota // the lock won; no takeover under way (not yet, or the file is unreadable)
+	phasePromoting                  // BecomeWriter is under way
+	phaseWriting                    // BecomeWriter finished: the writer
+)
+
+// newTerm returns the term of window w that won the state.lock file held; it runs nothing.
+func newTerm(w *Window, self store.Owner, held syscall.Stat_t) *Term {
 	ctx, cancel := context.WithCancelCause(w.ctx)
-	t := &Term{w: w, self: self, epoch: epoch, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
-	eng := workflow.NewEngine(ctx, t.updater(), self, w.home, w.opts.Now)
+	return &Term{w: w, self: self, held: held, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
+}
+
+// startEngine makes the term's executor; it starts nothing yet.
+func (t *Term) startEngine() {
+	w, self := t.w, t.self
+	eng := workflow.NewEngine(t.ctx, t.updater(), self, w.home, w.opts.Now)
 	eng.EnvFor = func(d *store.Doc, r *store.Run) map[string]string { return workflow.ScheduleEnv(w.home, d, r) }
 	eng.OnFinish = func(d *store.Doc, r *store.Run, out workflow.RunOutput) {
 		if r.Schedule != "" {
@@ -40,7 +61,6 @@ func newTerm(w *Window, self store.Owner, epoch uint64) *Term {
 		w.auditRefusedLog(r)
 	}
 	t.engine = eng
-	return t
 }
 
 // Context returns the term's context: it is cancelled when the term ends.

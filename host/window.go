@@ -65,11 +65,10 @@ type Window struct {
 	// reads, and says so as its problem.
 	instDir, readOnly string
 
-	mu        sync.Mutex // guards the fields below; role changes only through move
-	role      Role
-	term      *Term           // the current writer term: set exactly while role is RoleWriter
-	held      *syscall.Stat_t // the state.lock file this window holds (promoting, writer, or blocked by an unreadable file); nil when none
-	waiting   bool            // a goroutine is blocked waiting for state.lock
+	mu        sync.Mutex // guards the fields below; the role changes only through move
+	life      Role       // RoleOpening, RoleReader or RoleClosed: the role without a term
+	term      *Term      // the term of the state.lock this window won, until it leaves it; nil when none
+	waiting   bool       // a goroutine is blocked waiting for state.lock
 	problem   error
 	unsafe    error    // the home's problem the last look found (checkHome), or nil
 	last      Takeover // the last takeover this window did
@@ -135,7 +134,7 @@ func Open(home string, opts Options) (*Window, error) {
 		return nil, err
 	}
 	w := &Window{home: abs, self: self, opts: opts, inst: inst, instDir: instDir, readOnly: readOnly,
-		audit: store.NewAudit(abs), role: RoleOpening, homePoke: make(chan struct{}, 1)}
+		audit: store.NewAudit(abs), life: RoleOpening, homePoke: make(chan struct{}, 1)}
 	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
 		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished, HoldReloads: knobs.holdReloads})
 	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
@@ -173,7 +172,7 @@ func (w *Window) Unsubscribe(s *Sub) { w.hub.unsubscribe(s) }
 // its takeover finished).
 func (w *Window) Start() error {
 	w.mu.Lock()
-	if w.started || w.role == RoleClosed {
+	if w.started || w.life == RoleClosed {
 		w.mu.Unlock()
 		return errors.New("window already started or closed")
 	}
@@ -221,7 +220,7 @@ func (w *Window) Start() error {
 // the holder's descriptor closes (by exit, crash or kill -9).
 func (w *Window) waitForLock() {
 	w.mu.Lock()
-	if w.waiting || w.role == RoleClosed {
+	if w.waiting || w.life == RoleClosed {
 		w.mu.Unlock()
 		return
 	}
@@ -231,7 +230,7 @@ func (w *Window) waitForLock() {
 		err := w.lock.Lock()
 		w.mu.Lock()
 		w.waiting = false
-		closed := w.role == RoleClosed
+		closed := w.life == RoleClosed
 		w.mu.Unlock()
 		if err != nil {
 			w.opts.Logf("waiting for %s: %v", LockName, err)
@@ -245,7 +244,7 @@ func (w *Window) waitForLock() {
 	}()
 }
 
-// gotLock records that state.lock is held and runs the takeover. The lock taken must be
+// gotLock begins the term of the state.lock won and runs its takeover. The lock taken must be
 // on the file that is state.lock now: if it was removed or replaced while this window
 // waited (or between open and lock), holding it proves nothing, since another window may
 // hold the file now at the path. Then the stale lock is let go and the wait starts over
@@ -265,12 +264,12 @@ func (w *Window) gotLock() {
 		return
 	}
 	w.mu.Lock()
-	if w.role == RoleClosed { // Close ran while the lock was being won: let it go
+	if w.life == RoleClosed { // Close ran while the lock was being won: let it go
 		w.mu.Unlock()
 		_ = w.lock.Close()
 		return
 	}
-	w.held = &held
+	w.term = newTerm(w, w.self, held)
 	w.mu.Unlock()
 	_, _ = w.BecomeWriter()
 }
@@ -297,12 +296,12 @@ func (w *Window) heldLockFile() (syscall.Stat_t, bool) {
 // the very file we hold (not removed or replaced), or a second writer could start beside us.
 func (w *Window) checkLock() error {
 	w.mu.Lock()
-	held := w.held
+	t, role := w.term, w.roleLocked()
 	w.mu.Unlock()
-	if held == nil {
-		return &ReadOnlyError{Role: w.Role()}
+	if t == nil {
+		return &ReadOnlyError{Role: role}
 	}
-	a := *held
+	a := t.held
 	var b syscall.Stat_t
 	if err := syscall.Stat(w.lock.Path(), &b); err != nil || a.Ino != b.Ino || a.Dev != b.Dev || b.Nlink == 0 {
 		return fmt.Errorf("%w: %s", ErrLockLost, w.lock.Path())
@@ -315,7 +314,7 @@ func (w *Window) onFileChange(doc *store.Doc, err error) {
 	w.mu.Lock()
 	prevProblem := w.problem
 	w.problem = err
-	retry := err == nil && w.held != nil && w.role == RoleReader
+	retry := err == nil && w.term != nil && w.roleLocked() == RoleReader
 	w.mu.Unlock()
 	if err != nil {
 		w.opts.Logf("%v", err)
@@ -344,7 +343,7 @@ func (w *Window) onFileChange(doc *store.Doc, err error) {
 func (w *Window) Role() Role {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.role
+	return w.roleLocked()
 }
 
 // emitRole tells subscribers the current role again (its problem changed, or who writes),
@@ -413,7 +412,7 @@ func (w *Window) publish(doc *store.Doc) {
 		oldWriter = old.Writer.PID
 	}
 	w.mu.Lock()
-	readerKnown := w.role == RoleReader
+	readerKnown := w.roleLocked() == RoleReader
 	w.mu.Unlock()
 	if doc.Writer != nil && doc.Writer.PID != oldWriter && readerKnown {
 		evs = append(evs, Event{Kind: EventRole, Role: RoleReader, WriterPID: doc.Writer.PID, Epoch: doc.Epoch})
@@ -426,11 +425,11 @@ func (w *Window) publish(doc *store.Doc) {
 // until then. A window waiting for the lock stops waiting. Safe to call more than once.
 func (w *Window) Close() error {
 	w.mu.Lock()
-	if w.role == RoleClosed {
+	if w.life == RoleClosed {
 		w.mu.Unlock()
 		return nil
 	}
-	t := w.term
+	t := w.writingLocked()
 	w.mu.Unlock()
 	if t != nil {
 		t.farewell()
@@ -485,7 +484,15 @@ func (w *Window) endTerm(t *Term, reason error) { w.leave(t, exitLost(reason)) }
 func (w *Window) currentTerm() *Term {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.term
+	return w.writingLocked()
+}
+
+// writingLocked is the term if it writes (its takeover finished), else nil. Under w.mu.
+func (w *Window) writingLocked() *Term {
+	if w.term != nil && w.term.phase == phaseWriting && w.life != RoleClosed {
+		return w.term
+	}
+	return nil
 }
 
 // retireIdentity gives a window that stopped being the writer a new identity and releases
@@ -499,7 +506,7 @@ func (w *Window) retireIdentity() {
 		var inst *flock.Flock
 		if inst, err = lockInstance(w.instDir, self); err == nil {
 			w.mu.Lock()
-			if w.role == RoleClosed {
+			if w.life == RoleClosed {
 				// Close came first (a command leaves as soon as its term ends): the old
 				// identity goes now all the same. Close lets it go only once the term's
 				// goroutines are done, which may be after this hand-over frees state.lock,

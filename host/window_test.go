@@ -260,9 +260,10 @@ func TestFailedTakeoverLetsTheLockGo(t *testing.T) {
 	}
 	held, _ := w.heldLockFile()
 	w.mu.Lock()
-	w.held, w.role = &held, RolePromoting
+	tm := newTerm(w, w.self, held)
+	tm.phase, w.term = phasePromoting, tm
 	w.mu.Unlock()
-	w.failTakeover(errors.New("save: no space left on device"))
+	w.failTakeover(tm, errors.New("save: no space left on device"))
 	other := flock.New(filepath.Join(home, LockName))
 	if ok, _ := other.TryLock(); !ok {
 		t.Fatal("the failed takeover kept state.lock: the home has no writer")
