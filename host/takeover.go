@@ -116,7 +116,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 
 	me := self
 	me.Since = w.opts.Now().UTC()
-	saved, err := w.st.Update(func(d *store.Doc) error {
+	saved, err := t.commit(func(d *store.Doc) error {
 		d.Writer, d.HandoverTo = &me, nil
 		workflow.ApplyReap(d, append(append([]workflow.Orphan(nil), tk.Reaped...), tk.Adopted...), me, w.opts.Now(), w.onReapFinish(self))
 		return nil
@@ -163,7 +163,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	// the writer event reaches subscribers before this goroutine's fsyncs.
 	runtime.Gosched()
 	w.auditTakeover(tk)
-	if err := w.st.KeepPrevious(); err != nil {
+	if err := t.keepPrevious(); err != nil {
 		w.opts.Logf("%v", err)
 	}
 	cleanInstances(w.home, self)

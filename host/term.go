@@ -99,15 +99,7 @@ func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Do
 		return nil, t.endedError()
 	}
 	fn = recordForwarded(ctx, fn) // a forwarded request is recorded in the save that applies it
-	doc, err := t.w.st.Update(func(d *store.Doc) error {
-		if t.ctx.Err() != nil { // no window locks here: this runs under the store's
-			return t.endedError()
-		}
-		return fn(d)
-	})
-	if errors.Is(err, store.ErrNotWriter) { // the term ended between the check and the commit
-		return nil, t.endedError()
-	}
+	doc, err := t.commit(fn)
 	if err != nil {
 		if isFatalToWriter(err) {
 			t.w.termWG.Add(1)
@@ -117,6 +109,52 @@ func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Do
 	}
 	t.w.publish(doc)
 	return doc, nil
+}
+
+// commit is the term's commit, which every change of the document goes through (Update,
+// and BecomeWriter's save): fn runs and its result is saved only while the term lasts,
+// checked inside the store's commit, where the store also runs the lock check (checkLock,
+// which a checkpoint runs too). A term that ended gets a *ReadOnlyError.
+func (t *Term) commit(fn func(*store.Doc) error) (*store.Doc, error) {
+	doc, err := t.w.st.Update(func(d *store.Doc) error {
+		if err := t.writable(); err != nil { // no window locks here: this runs under the store's
+			return err
+		}
+		return fn(d)
+	})
+	if errors.Is(err, store.ErrNotWriter) { // the term ended between the check and the commit
+		return nil, t.endedError()
+	}
+	return doc, err
+}
+
+// writable refuses, once the term ended, what only the writer may write: like bbolt's
+// ErrTxNotWritable, a *ReadOnlyError. The writer-only files outside the document (the
+// previous document, the archive) are written through the term's methods, which ask it
+// first; the document itself asks it inside the store's commit.
+func (t *Term) writable() error {
+	if t.ctx.Err() != nil {
+		return t.endedError()
+	}
+	return nil
+}
+
+// keepPrevious writes the document as workflows.prev.json (store.KeepPrevious), only
+// while the term lasts.
+func (t *Term) keepPrevious() error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	return t.w.st.KeepPrevious()
+}
+
+// appendArchive appends runs to the run archive (store.Archive.Append), only while the
+// term lasts.
+func (t *Term) appendArchive(runs []store.Run) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	return t.w.st.Archive().Append(runs)
 }
 
 // updater is Update for the executor and the scheduler of the term.
@@ -188,7 +226,7 @@ func (t *Term) farewell() {
 		return nil
 	})
 	_ = w.st.Checkpoint() // workflows.json alone is complete when no window writes
-	_ = w.st.KeepPrevious()
+	_ = t.keepPrevious()
 	_ = w.audit.Append(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
 	if err := w.audit.Close(); err != nil { // no more retries: this window writes no more
 		w.opts.Logf("%v", err)
