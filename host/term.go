@@ -139,6 +139,16 @@ func (t *Term) writable() error {
 	return nil
 }
 
+// commitCheck is the check a commit runs, for a write outside the store's commit (the
+// archive's compaction by retention): the term lasts and its lock is still the file at
+// state.lock's path.
+func (t *Term) commitCheck() error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	return t.w.checkLock()
+}
+
 // keepPrevious writes the document as workflows.prev.json (store.KeepPrevious), only
 // while the term lasts.
 func (t *Term) keepPrevious() error {
