@@ -24,7 +24,7 @@ func TestBecomeWriterIsNotReentered(t *testing.T) {
 	}
 	defer w.Close()
 	w.mu.Lock()
-	w.term = newTerm(w, w.self, syscall.Stat_t{}) // as if the lock watcher's takeover were under way
+	w.term = newTerm(w, w.self, w.lockHandle(), syscall.Stat_t{}) // as if the lock watcher's takeover were under way
 	w.term.phase = phasePromoting
 	w.mu.Unlock()
 	w.BecomeWriter()

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"baton/store"
 )
 
@@ -117,7 +119,7 @@ type exitSteps interface {
 	detachRuns(t *Term)
 	retire()
 	closeIdentity()
-	release(closing bool)
+	release(closing bool) // the handle of the term vacate forgot
 	emit(to Role)
 	waitForLock(after time.Duration)
 	giveWay(heir store.Owner)
@@ -168,12 +170,15 @@ func leave(x exitSteps, t *Term, e exit) bool {
 }
 
 // leave ends term t of w as e says (see leave above).
-func (w *Window) leave(t *Term, e exit) bool { return leave(windowExit{w}, t, e) }
+func (w *Window) leave(t *Term, e exit) bool { return leave(&windowExit{w: w}, t, e) }
 
 // windowExit is the window as the steps of leave.
-type windowExit struct{ w *Window }
+type windowExit struct {
+	w    *Window
+	lock *flock.Flock // the lock handle of the term vacated, for release
+}
 
-func (x windowExit) vacate(t *Term, e exit) (ok, release bool) {
+func (x *windowExit) vacate(t *Term, e exit) (ok, release bool) {
 	w := x.w
 	var guard func() bool
 	if e.to != RoleClosed { // closing ends whatever term there is
@@ -190,34 +195,34 @@ func (x windowExit) vacate(t *Term, e exit) (ok, release bool) {
 			cur.phase = phaseHeld
 		default:
 			cur.cancel(e.cause)
-			w.term = nil
-			release = e.then != thenClose || !w.waiting // a waiter closes what it wins
+			w.term, x.lock = nil, cur.lock
+			release = true // a waiter, if any, has a handle of its own and closes what it wins
 		}
 	})
 	return ok, release
 }
 
-func (x windowExit) drain()        { x.w.termWG.Wait() }
-func (x windowExit) endEpoch()     { x.w.st.EndEpoch() }
-func (x windowExit) keepLastGood() { _ = x.w.st.SaveLastGood() }
+func (x *windowExit) drain()        { x.w.termWG.Wait() }
+func (x *windowExit) endEpoch()     { x.w.st.EndEpoch() }
+func (x *windowExit) keepLastGood() { _ = x.w.st.SaveLastGood() }
 
-func (x windowExit) stopRuns(t *Term, why string) {
+func (x *windowExit) stopRuns(t *Term, why string) {
 	x.w.opts.Logf("stopped writing: %v", t.Err())
 	t.engine.Stop(why)
 }
 
-func (x windowExit) detachRuns(t *Term) {
+func (x *windowExit) detachRuns(t *Term) {
 	t.engine.Detach()
 	if handOverHook != nil {
 		handOverHook(x.w)
 	}
 }
 
-func (x windowExit) retire() { x.w.retireIdentity() }
+func (x *windowExit) retire() { x.w.retireIdentity() }
 
 // closeIdentity ends the window's identity: its liveness lock goes, so the next writer's
 // takeover finds it gone and adopts the runs it leaves going.
-func (x windowExit) closeIdentity() {
+func (x *windowExit) closeIdentity() {
 	w := x.w
 	w.mu.Lock()
 	inst, id := w.inst, w.self.Instance
@@ -230,17 +235,17 @@ func (x windowExit) closeIdentity() {
 	}
 }
 
-func (x windowExit) release(closing bool) {
+func (x *windowExit) release(closing bool) {
 	if closing {
-		_ = x.w.lock.Close()
+		_ = x.lock.Close()
 		return
 	}
-	_ = x.w.lock.Unlock()
+	_ = x.lock.Unlock()
 }
 
-func (x windowExit) emit(to Role) { x.w.emitRoleEvent(to) }
+func (x *windowExit) emit(to Role) { x.w.emitRoleEvent(to) }
 
-func (x windowExit) waitForLock(after time.Duration) {
+func (x *windowExit) waitForLock(after time.Duration) {
 	if after > 0 {
 		time.AfterFunc(after, x.w.waitForLock)
 		return
@@ -248,9 +253,9 @@ func (x windowExit) waitForLock(after time.Duration) {
 	x.w.waitForLock()
 }
 
-func (x windowExit) giveWay(heir store.Owner) { x.w.giveWay(heir) }
+func (x *windowExit) giveWay(heir store.Owner) { x.w.giveWay(heir) }
 
-func (x windowExit) closeAll() {
+func (x *windowExit) closeAll() {
 	x.w.stop()
 	x.w.hub.finishAll()
 }

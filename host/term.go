@@ -5,6 +5,8 @@ import (
 	"errors"
 	"syscall"
 
+	"github.com/gofrs/flock"
+
 	"baton/store"
 	"baton/workflow"
 )
@@ -25,6 +27,7 @@ import (
 type Term struct {
 	w      *Window
 	self   store.Owner    // the window's identity for the whole term
+	lock   *flock.Flock   // the handle that won state.lock: let go (or closed) when the term is left
 	held   syscall.Stat_t // the state.lock file this term holds; never changes
 	phase  termPhase      // guarded by w.mu; changes only through Window.move
 	epoch  uint64         // set by BecomeWriter before the term writes
@@ -43,10 +46,11 @@ const (
 	phaseWriting                    // BecomeWriter finished: the writer
 )
 
-// newTerm returns the term of window w that won the state.lock file held; it runs nothing.
-func newTerm(w *Window, self store.Owner, held syscall.Stat_t) *Term {
+// newTerm returns the term of window w whose handle lock won the state.lock file held; it
+// runs nothing.
+func newTerm(w *Window, self store.Owner, lock *flock.Flock, held syscall.Stat_t) *Term {
 	ctx, cancel := context.WithCancelCause(w.ctx)
-	return &Term{w: w, self: self, held: held, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
+	return &Term{w: w, self: self, lock: lock, held: held, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
 }
 
 // startEngine makes the term's executor; it starts nothing yet.

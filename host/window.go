@@ -55,10 +55,12 @@ type Window struct {
 	st    *store.Store
 	audit *store.Audit
 	inst  *flock.Flock // instances/<id>.lock, held for the window's life
-	lock  *flock.Flock // state.lock
-	ctx   context.Context
-	stop  context.CancelFunc
-	hub   hub
+	// lockPath is state.lock. Each wait for it opens its own handle (lockHandle); the
+	// handle that wins belongs to the term that begins (Term.lock) and goes with it.
+	lockPath string
+	ctx      context.Context
+	stop     context.CancelFunc
+	hub      hub
 
 	// instDir holds inst: home/instances, or a private folder when the home cannot be
 	// written, and then readOnly says why (set by Open, never changed): the window only
@@ -137,7 +139,7 @@ func Open(home string, opts Options) (*Window, error) {
 		audit: store.NewAudit(abs), life: RoleOpening, homePoke: make(chan struct{}, 1)}
 	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
 		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished, HoldReloads: knobs.holdReloads})
-	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
+	w.lockPath = filepath.Join(abs, LockName)
 	w.ctx, w.stop = context.WithCancel(context.Background())
 	_ = w.checkHome() // an unsafe home opens read-only: Status says why
 	if w.fsWarning = filesystemWarning(abs); w.fsWarning != "" {
@@ -200,14 +202,17 @@ func (w *Window) Start() error {
 		emit()
 		return nil
 	}
-	ok, err := w.lock.TryLock()
+	fl := w.lockHandle()
+	ok, err := fl.TryLock()
 	if err != nil {
-		return fmt.Errorf("%s: %w", w.lock.Path(), err)
+		_ = fl.Close()
+		return fmt.Errorf("%s: %w", w.lockPath, err)
 	}
 	if ok {
-		w.gotLock()
+		w.gotLock(fl)
 		return nil
 	}
+	_ = fl.Close() // the watcher waits on a handle of its own
 	_, emit := w.move(RoleReader, nil, nil)
 	emit()
 	if !w.opts.NoWait {
@@ -227,21 +232,28 @@ func (w *Window) waitForLock() {
 	w.waiting = true
 	w.mu.Unlock()
 	go func() {
-		err := w.lock.Lock()
+		fl := w.lockHandle()
+		err := fl.Lock()
 		w.mu.Lock()
 		w.waiting = false
 		closed := w.life == RoleClosed
 		w.mu.Unlock()
 		if err != nil {
+			_ = fl.Close()
 			w.opts.Logf("waiting for %s: %v", LockName, err)
 			return
 		}
 		if closed {
-			_ = w.lock.Close()
+			_ = fl.Close()
 			return
 		}
-		w.gotLock()
+		w.gotLock(fl)
 	}()
+}
+
+// lockHandle returns a new handle on state.lock, not locked yet.
+func (w *Window) lockHandle() *flock.Flock {
+	return flock.New(w.lockPath, flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
 }
 
 // gotLock begins the term of the state.lock won and runs its takeover. The lock taken must be
@@ -249,35 +261,35 @@ func (w *Window) waitForLock() {
 // waited (or between open and lock), holding it proves nothing, since another window may
 // hold the file now at the path. Then the stale lock is let go and the wait starts over
 // on the new file.
-func (w *Window) gotLock() {
+func (w *Window) gotLock(fl *flock.Flock) {
 	if w.unsafeHome() != nil {
 		// No window writes an unsafe home: let the lock go; guardHome waits for it again
 		// once the home is safe.
-		_ = w.lock.Unlock()
+		_ = fl.Unlock()
 		return
 	}
-	held, ok := w.heldLockFile()
+	held, ok := w.heldLockFile(fl)
 	if !ok {
-		w.opts.Logf("%v: the file locked is no longer %s; waiting on the new one", ErrLockLost, w.lock.Path())
-		_ = w.lock.Unlock()
+		w.opts.Logf("%v: the file locked is no longer %s; waiting on the new one", ErrLockLost, w.lockPath)
+		_ = fl.Unlock()
 		w.waitForLock()
 		return
 	}
 	w.mu.Lock()
 	if w.life == RoleClosed { // Close ran while the lock was being won: let it go
 		w.mu.Unlock()
-		_ = w.lock.Close()
+		_ = fl.Close()
 		return
 	}
-	w.term = newTerm(w, w.self, held)
+	w.term = newTerm(w, w.self, fl, held)
 	w.mu.Unlock()
 	_, _ = w.BecomeWriter()
 }
 
-// heldLockFile returns the identity of the file this window's lock handle is on, and
-// whether that file is still the one at state.lock's path.
-func (w *Window) heldLockFile() (syscall.Stat_t, bool) {
-	fi, err := w.lock.Stat()
+// heldLockFile returns the identity of the file the lock handle fl is on, and whether that
+// file is still the one at state.lock's path.
+func (w *Window) heldLockFile(fl *flock.Flock) (syscall.Stat_t, bool) {
+	fi, err := fl.Stat()
 	if err != nil {
 		return syscall.Stat_t{}, false
 	}
@@ -286,7 +298,7 @@ func (w *Window) heldLockFile() (syscall.Stat_t, bool) {
 		return syscall.Stat_t{}, false
 	}
 	var now syscall.Stat_t
-	if err := syscall.Stat(w.lock.Path(), &now); err != nil {
+	if err := syscall.Stat(w.lockPath, &now); err != nil {
 		return *held, false
 	}
 	return *held, held.Ino == now.Ino && held.Dev == now.Dev && held.Nlink > 0
@@ -303,8 +315,8 @@ func (w *Window) checkLock() error {
 	}
 	a := t.held
 	var b syscall.Stat_t
-	if err := syscall.Stat(w.lock.Path(), &b); err != nil || a.Ino != b.Ino || a.Dev != b.Dev || b.Nlink == 0 {
-		return fmt.Errorf("%w: %s", ErrLockLost, w.lock.Path())
+	if err := syscall.Stat(w.lockPath, &b); err != nil || a.Ino != b.Ino || a.Dev != b.Dev || b.Nlink == 0 {
+		return fmt.Errorf("%w: %s", ErrLockLost, w.lockPath)
 	}
 	return nil
 }

@@ -255,12 +255,13 @@ func TestFailedTakeoverLetsTheLockGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
-	if ok, err := w.lock.TryLock(); !ok || err != nil {
+	fl := w.lockHandle()
+	if ok, err := fl.TryLock(); !ok || err != nil {
 		t.Fatal("cannot take the lock", err)
 	}
-	held, _ := w.heldLockFile()
+	held, _ := w.heldLockFile(fl)
 	w.mu.Lock()
-	tm := newTerm(w, w.self, held)
+	tm := newTerm(w, w.self, fl, held)
 	tm.phase, w.term = phasePromoting, tm
 	w.mu.Unlock()
 	w.failTakeover(tm, errors.New("save: no space left on device"))
