@@ -36,7 +36,7 @@ import (
 // The exits, by who calls them: a lost lock, fencing, an unreadable file or an unsafe home
 // (endTerm: stop, retire, wait); a hand-over (Term.Resign: detach, retire, give way); a
 // failed takeover (failTakeover: none, retry, or keep the lock for an unreadable file); a
-// takeover that finds the home handed over to another live window (yieldTakeover: none,
+// takeover that finds the home handed over to another live window (exitYield: none,
 // give way); Close (none, close).
 
 // runsAtExit is what leaving a term does to the runs the term follows.

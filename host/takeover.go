@@ -50,14 +50,15 @@ type StepTiming struct {
 	MS   float64 `json:"ms"`
 }
 
-// BecomeWriter is the only road from reader to writer. The caller holds state.lock. In
-// order: 1 lock (held), 2 re-read workflows.json (refuse to go on if unreadable),
+// BecomeWriter is the only road from reader to writer: it promotes the window's term
+// (begun when state.lock was won; without one it returns ErrBusy). In order: 1 lock (held), 2 re-read workflows.json (refuse to go on if unreadable),
 // 3 bump the epoch, 4 reap runs whose owners are dead (killing what they left running
 // first), 5 save, 6 start the executor, 7 report writer and enable writes. It returns the
 // new writer term, or why there is none: ErrBusy when the window is not a reader (a
 // takeover is under way, it writes already, or it closed), else the step that failed.
-// If the file is unreadable the window keeps the lock, stays read-only and says why; it
-// tries again when the file changes. Any other failure lets the lock go and waits again.
+// If the file is unreadable the window keeps the lock (its term, back to held), stays
+// read-only and says why; it tries again when the file changes. Any other failure leaves
+// the term (leave): the lock goes and the window waits for it again.
 // It blocks for the whole takeover, housekeeping included.
 func (w *Window) BecomeWriter() (*Term, error) {
 	var t *Term                                                                    // the term of the lock won: the window's, now promoting
