@@ -24,7 +24,8 @@ func TestBecomeWriterIsNotReentered(t *testing.T) {
 	}
 	defer w.Close()
 	w.mu.Lock()
-	w.role = RolePromoting // as if the lock watcher's takeover were under way
+	w.term = newTerm(w, w.self, w.lockHandle(), syscall.Stat_t{}) // as if the lock watcher's takeover were under way
+	w.term.phase = phasePromoting
 	w.mu.Unlock()
 	w.BecomeWriter()
 	if r := w.Role(); r != RolePromoting {

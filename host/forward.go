@@ -445,11 +445,12 @@ func (w *Window) serveForwarded(kick <-chan struct{}) {
 func (w *Window) holdTerm() (t *Term, done func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.term == nil {
+	t = w.writingLocked()
+	if t == nil {
 		return nil, nil
 	}
 	w.termWG.Add(1) // under w.mu, where Close's move clears the term: never after its Wait
-	return w.term, w.termWG.Done
+	return t, w.termWG.Done
 }
 
 // requestName is a parsed name in requests/.

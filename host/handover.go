@@ -164,66 +164,9 @@ func (w *Window) considerHandover(path string) {
 	if alive, _ := ownerAlive(w.home, t.self, to); !alive {
 		return
 	}
-	w.handOver(t, to)
-}
-
-// handOver ends term t in favour of window to: the hand-over is saved (after whatever
-// was being saved), the runs go on unfollowed for to to adopt, the identity that owns them
-// retires, state.lock goes, and the window reads on, giving way to to while it lives.
-func (w *Window) handOver(t *Term, to store.Owner) {
-	var running []string
-	_, err := t.Update(t.ctx, func(d *store.Doc) error {
-		h := to
-		d.HandoverTo = &h
-		running = running[:0]
-		for i := range d.Runs {
-			if d.Runs[i].Status == store.StatusRunning {
-				running = append(running, d.Runs[i].ID)
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := t.Resign(t.ctx, to); err != nil {
 		w.opts.Logf("hand over to pid %d: %v", to.PID, err)
-		return
 	}
-	_ = w.audit.Append(store.Handover{Epoch: t.epoch, From: t.self, To: to, Runs: running})
-	var held bool
-	ok, emit := w.move(RoleReader, func() bool { return w.term == t }, func() {
-		w.problem, w.term = nil, nil
-		t.cancel(ErrHandedOver)
-		held, w.held = w.held != nil, nil
-	})
-	if !ok {
-		return
-	}
-	w.st.EndEpoch()
-	t.engine.Detach()
-	handOverHook(w)
-	w.retireIdentity() // before the lock goes: the requester finds the runs' owner gone
-	if held {
-		_ = w.lock.Unlock()
-	}
-	w.opts.Logf("handed over to window pid %d", to.PID)
-	emit()
-	w.giveWay(to)
-}
-
-// yieldTakeover is a takeover that found workflows.json naming another live window as
-// the one handed over to: the lock goes and this window waits for that one.
-func (w *Window) yieldTakeover(to store.Owner) {
-	w.st.EndEpoch()
-	release := false
-	_, emit := w.move(RoleReader, nil, func() {
-		if w.held != nil {
-			w.held, release = nil, true
-		}
-	})
-	if release {
-		_ = w.lock.Unlock()
-	}
-	emit()
-	w.giveWay(to)
 }
 
 // giveWay waits, in its own goroutine, until window to has taken over (workflows.json no

@@ -250,7 +250,7 @@ func (w *Window) checkHome() error {
 	if err == nil && errors.Is(w.problem, ErrUnsafeHome) { // a writer that stepped down for it
 		w.problem = nil
 	}
-	opening := w.role == RoleOpening
+	opening := w.roleLocked() == RoleOpening
 	w.mu.Unlock()
 	if !opening && ((was == nil) != (err == nil) || (was != nil && was.Error() != err.Error())) {
 		if err != nil {
@@ -314,7 +314,7 @@ func (w *Window) guardHome(poke <-chan struct{}) {
 			}
 		case was != nil && !w.opts.NoWait:
 			w.mu.Lock()
-			idle := w.role == RoleReader && w.held == nil
+			idle := w.roleLocked() == RoleReader && w.term == nil
 			w.mu.Unlock()
 			if idle {
 				w.waitForLock()

@@ -21,10 +21,10 @@ func (w *Window) Status() Status {
 	doc, _ := w.st.View()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	s := Status{Role: w.role, PID: w.self.PID, Instance: w.self.Instance, Epoch: doc.Epoch,
+	s := Status{Role: w.roleLocked(), PID: w.self.PID, Instance: w.self.Instance, Epoch: doc.Epoch,
 		Generation: doc.Generation, Home: w.home}
 	switch {
-	case w.role == RoleWriter:
+	case s.Role == RoleWriter:
 		s.WriterPID = w.self.PID
 	case doc.HandoverTo != nil: // handed over: the named window is taking over
 		s.WriterPID = doc.HandoverTo.PID
@@ -61,7 +61,7 @@ func (w *Window) Snapshot() *store.Doc {
 func (w *Window) holdsLockNow() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.held != nil
+	return w.term != nil
 }
 
 func gen(d *store.Doc) uint64 {

@@ -56,7 +56,7 @@ func PlanHomeRecovery(home string) (*store.Recovery, error) {
 // says why at once instead of forwarding to a writer that cannot exist.
 func (w *Window) cannotWrite() error {
 	w.mu.Lock()
-	p, held := w.problem, w.held != nil
+	p, held := w.problem, w.term != nil
 	w.mu.Unlock()
 	if held && errors.Is(p, store.ErrUnreadable) {
 		w.Close()
@@ -93,7 +93,7 @@ func (s *Intents) PlanRecovery() (*store.Recovery, error) {
 func (s *Intents) Recover() (*store.Recovery, error) {
 	w := s.w
 	w.mu.Lock()
-	role, held := w.role, w.held != nil
+	role, held := w.roleLocked(), w.term != nil
 	w.mu.Unlock()
 	switch {
 	case role == RoleClosed:

@@ -35,6 +35,10 @@ func (s *Intents) RenameWorkflow(ctx context.Context, from, to string) (uint64, 
 // the document were renamed already, so every run History still finds under from is an
 // archived one.
 func (s *Intents) relabelArchive(from, to string) error {
+	t := s.w.currentTerm() // the archive is the writer's to append to
+	if t == nil {
+		return &ReadOnlyError{Role: s.w.Role(), Problem: "this window's writer term ended"}
+	}
 	var runs []store.Run
 	q := store.HistoryQuery{Workflow: from, Limit: store.MaxHistoryLimit}
 	for {
@@ -51,5 +55,5 @@ func (s *Intents) relabelArchive(from, to string) error {
 		}
 		q.Before = page.Next
 	}
-	return s.w.st.Archive().Append(runs)
+	return t.appendArchive(runs)
 }

@@ -131,8 +131,8 @@ func (w *Window) retain(t *Term, now time.Time) (retentionReport, error) {
 	start := time.Now()
 	var rep retentionReport
 	defer func() { st.idle.Store(time.Now().Add(retentionDuty * time.Since(start)).UnixNano()) }()
-	if t.ctx.Err() != nil {
-		return rep, t.endedError()
+	if err := t.writable(); err != nil {
+		return rep, err
 	}
 	arch := w.st.Archive()
 	store.CleanTemps(arch.Dir(), proc.TagGone) // a compaction's temp file whose process died
@@ -154,12 +154,7 @@ func (w *Window) retain(t *Term, now time.Time) (retentionReport, error) {
 	if len(st.costs) > 2*len(entries) { // forget the runs no longer in the history
 		st.costs = make(map[string]int64, len(entries))
 	}
-	rep.Archive, err = arch.Compact(gone, retentionMaxRewrite, func() error {
-		if t.ctx.Err() != nil {
-			return t.endedError()
-		}
-		return w.checkLock()
-	})
+	rep.Archive, err = arch.Compact(gone, retentionMaxRewrite, t.commitCheck)
 	rep.Took = time.Since(start)
 	return rep, err
 }

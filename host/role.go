@@ -5,7 +5,8 @@ import "fmt"
 // Role is what a window may do. A window opens as RoleOpening, takes RoleReader or goes
 // straight to RolePromoting when Start finds state.lock free; BecomeWriter is the only
 // road to RoleWriter, through RolePromoting. Every change goes through Window.move, which
-// checks the transition table.
+// checks the transition table. A window keeps no role field: its role is read from its
+// life (opening, reader, closed) and its term (see Term and Window.roleLocked).
 type Role int
 
 // Roles. The order of the first four is part of no contract; use the names.
@@ -67,19 +68,43 @@ func canMove(from, to Role) bool {
 	return false
 }
 
+// roleLocked is the window's role, read from its life and its term (see Term). Call it
+// under w.mu.
+func (w *Window) roleLocked() Role {
+	if w.life != RoleClosed && w.term != nil {
+		switch w.term.phase {
+		case phasePromoting:
+			return RolePromoting
+		case phaseWriting:
+			return RoleWriter
+		}
+	}
+	return w.life
+}
+
 // move is the one road for a role change. Under w.mu it checks the transition table and,
-// if guard is not nil, guard; if both allow it, it sets the role and runs apply (which may
-// set the fields that change with the role: the term, the held lock, the problem). It
-// returns whether the move happened and the function that sends its role event: the
-// caller calls emit once the subscribers may learn of it (a closed window, for example,
-// says so only once its lock is gone). emit does nothing when the move was refused.
+// if guard is not nil, guard; if both allow it, it makes the role to: promoting and writer
+// are phases of the window's term (there must be one), reader and closed are the window's
+// life. Then it runs apply (which may set what changes with the role: the problem, the
+// term forgotten or kept). It returns whether the move happened and the function that
+// sends its role event: the caller calls emit once the subscribers may learn of it (a
+// closed window, for example, says so only once its lock is gone). emit does nothing when
+// the move was refused.
 func (w *Window) move(to Role, guard func() bool, apply func()) (ok bool, emit func()) {
 	w.mu.Lock()
-	if !canMove(w.role, to) || (guard != nil && !guard()) {
+	needTerm := to == RolePromoting || to == RoleWriter
+	if !canMove(w.roleLocked(), to) || (needTerm && w.term == nil) || (guard != nil && !guard()) {
 		w.mu.Unlock()
 		return false, func() {}
 	}
-	w.role = to
+	switch to {
+	case RolePromoting:
+		w.term.phase = phasePromoting
+	case RoleWriter:
+		w.term.phase, w.life = phaseWriting, RoleReader // the life it goes back to
+	default:
+		w.life = to
+	}
 	if apply != nil {
 		apply()
 	}

@@ -23,7 +23,7 @@ func (w *Window) Intents() *Intents { return &Intents{w: w} }
 func (s *Intents) update(ctx context.Context, fn func(*store.Doc) error) (*store.Doc, error) {
 	w := s.w
 	w.mu.Lock()
-	role, problem, t, held := w.role, w.problem, w.term, w.held != nil
+	role, problem, t, held := w.roleLocked(), w.problem, w.writingLocked(), w.term != nil
 	w.mu.Unlock()
 	if role == RoleClosed {
 		return nil, ErrClosed

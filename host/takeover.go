@@ -54,24 +54,26 @@ type StepTiming struct {
 	MS   float64 `json:"ms"`
 }
 
-// BecomeWriter is the only road from reader to writer. The caller holds state.lock. In
-// order: 1 lock (held), 2 re-read workflows.json (refuse to go on if unreadable),
+// BecomeWriter is the only road from reader to writer: it promotes the window's term
+// (begun when state.lock was won; without one it returns ErrBusy). In order: 1 lock (held), 2 re-read workflows.json (refuse to go on if unreadable),
 // 3 bump the epoch, 4 reap runs whose owners are dead (killing what they left running
 // first), 5 save, 6 start the executor, 7 report writer and enable writes. It returns the
 // new writer term, or why there is none: ErrBusy when the window is not a reader (a
 // takeover is under way, it writes already, or it closed), else the step that failed.
-// If the file is unreadable the window keeps the lock, stays read-only and says why; it
-// tries again when the file changes. Any other failure lets the lock go and waits again.
+// If the file is unreadable the window keeps the lock (its term, back to held), stays
+// read-only and says why; it tries again when the file changes. Any other failure leaves
+// the term (leave): the lock goes and the window waits for it again.
 // It blocks for the whole takeover, housekeeping included.
 func (w *Window) BecomeWriter() (*Term, error) {
-	ok, emit := w.move(RolePromoting, nil, func() { w.termWG.Add(1) }) // Close waits for it
+	var t *Term                                                                    // the term of the lock won: the window's, now promoting
+	ok, emit := w.move(RolePromoting, nil, func() { t = w.term; w.termWG.Add(1) }) // Close waits for it
 	if !ok {
 		return nil, ErrBusy
 	}
 	defer w.termWG.Done()
 	emit()
 	t0 := time.Now()
-	self := w.Self() // this window's identity for the whole term
+	self := t.self // this window's identity for the whole term
 	tk := Takeover{NewOwner: self}
 	mark := t0
 	step := func(name string) {
@@ -82,13 +84,13 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	step("1.lock")
 	store.Failpoint("takeover.after-lock")
 	if err := w.checkHome(); err != nil { // no window writes an unsafe home
-		w.failTakeover(err)
+		w.failTakeover(t, err)
 		return nil, err
 	}
 
 	doc, err := w.reread()
 	if err != nil {
-		w.failTakeover(err)
+		w.failTakeover(t, err)
 		return nil, err
 	}
 	step("2.reread")
@@ -100,12 +102,13 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	tk.HandedOver = handedTo
 	if h := doc.HandoverTo; h != nil && !handedTo {
 		if alive, _ := ownerAlive(w.home, self, *h); alive {
-			w.yieldTakeover(*h)
+			w.leave(t, exitYield(*h))
 			return nil, fmt.Errorf("%w: the writer handed over to window pid %d", ErrBusy, h.PID)
 		}
 	}
 
 	tk.Epoch = w.st.BeginEpoch()
+	t.epoch = tk.Epoch
 	step("3.epoch")
 
 	tk.Reaped, tk.Adopted = w.killOrphans(doc, self, handedTo)
@@ -119,19 +122,19 @@ func (w *Window) BecomeWriter() (*Term, error) {
 
 	me := self
 	me.Since = w.opts.Now().UTC()
-	saved, err := w.st.Update(func(d *store.Doc) error {
+	saved, err := t.commit(func(d *store.Doc) error {
 		d.Writer, d.HandoverTo = &me, nil
 		workflow.ApplyReap(d, append(append([]workflow.Orphan(nil), tk.Reaped...), tk.Adopted...), me, w.opts.Now(), w.onReapFinish(self))
 		return nil
 	})
 	if err != nil {
-		w.failTakeover(err)
+		w.failTakeover(t, err)
 		return nil, err
 	}
 	w.removeSupervisorFiles(tk.Reaped)
 	step("5.save")
 
-	t := newTerm(w, self, tk.Epoch)
+	t.startEngine()
 	ready := make(chan struct{})
 	if !w.opts.NoScheduler {
 		w.termWG.Add(1)
@@ -146,15 +149,14 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	}
 	step("6.executor")
 
-	ok, emit = w.move(RoleWriter, nil, func() {
+	ok, emit = w.move(RoleWriter, func() bool { return w.term == t }, func() {
 		step("7.writer")
 		tk.Took = time.Since(t0)
 		tk.TookMS = ms(tk.Took)
 		tk.Completed = time.Now().UTC()
-		w.term, w.problem, w.last = t, nil, tk
+		w.problem, w.last = nil, tk
 	})
-	if !ok { // closed meanwhile
-		t.cancel(ErrClosed)
+	if !ok { // closed meanwhile: Close cancelled the term
 		return nil, ErrClosed
 	}
 	close(ready)
@@ -167,7 +169,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	// the writer event reaches subscribers before this goroutine's fsyncs.
 	runtime.Gosched()
 	w.auditTakeover(tk)
-	if err := w.st.KeepPrevious(); err != nil {
+	if err := t.keepPrevious(); err != nil {
 		w.opts.Logf("%v", err)
 	}
 	cleanInstances(w.home, self)
@@ -189,22 +191,9 @@ func (w *Window) reread() (*store.Doc, error) {
 // unreadable file (the takeover is retried when the file changes); any other failure (a
 // full disk, an I/O error, a lock file replaced under us) must not leave the home without
 // a writer: the lock goes and the window waits for it again a second later.
-func (w *Window) failTakeover(err error) {
-	w.st.EndEpoch()
-	keep := errors.Is(err, store.ErrUnreadable)
-	release := false
-	_, emit := w.move(RoleReader, nil, func() {
-		w.problem = err
-		if w.held != nil && !keep {
-			w.held, release = nil, true
-		}
-	})
+func (w *Window) failTakeover(t *Term, err error) {
 	w.opts.Logf("cannot take over: %v", err)
-	emit()
-	if release {
-		_ = w.lock.Unlock()
-		time.AfterFunc(time.Second, w.waitForLock)
-	}
+	w.leave(t, exitFailedTakeover(err))
 }
 
 func (w *Window) auditTakeover(tk Takeover) {

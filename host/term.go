@@ -3,35 +3,60 @@ package host
 import (
 	"context"
 	"errors"
+	"syscall"
+
+	"github.com/gofrs/flock"
 
 	"baton/store"
 	"baton/workflow"
 )
 
-// Term is one writer term of a window: it begins when BecomeWriter has finished and ends
-// when state.lock is lost, the store is fenced, the file turns unreadable, or the window
-// closes. Everything of the term belongs to it: its context, its executor and scheduler,
-// and the one road to a write, Update. Like etcd's concurrency.Session, Done closes when
-// the term ends and Err says why; work that depends on being the writer derives from
-// Context and stops by itself.
+// Term is one writer term of a window: it begins when the window wins state.lock and
+// ends when the window leaves it (leave): state.lock lost or replaced, the store fenced,
+// the file unreadable, the home unsafe, a hand-over (Resign), a failed takeover, or the
+// window closing. The term is the one truth of "am I the writer": it owns the lock it won
+// (held), the store's epoch (begun by BecomeWriter, ended by leave), the executor and
+// scheduler, the context, and the one road to a write, Update. The window's role is read
+// from its term: none, reader; a term under BecomeWriter, promoting; a term whose takeover
+// finished, writer; a term blocked by an unreadable file (the lock kept, the takeover
+// retried when the file changes), reader. Like etcd's concurrency.Session, Done closes
+// when the term ends and Err says why; work that depends on being the writer derives
+// from Context and stops by itself.
 //
-// A window holds its current term (none while it reads); a Term of an ended term stays
-// safe to call: Update refuses with a *ReadOnlyError.
+// A Term of an ended term stays safe to call: Update refuses with a *ReadOnlyError.
 type Term struct {
 	w      *Window
-	self   store.Owner // the window's identity for the whole term
-	epoch  uint64
+	self   store.Owner    // the window's identity for the whole term
+	lock   *flock.Flock   // the handle that won state.lock: let go (or closed) when the term is left
+	held   syscall.Stat_t // the state.lock file this term holds; never changes
+	phase  termPhase      // guarded by w.mu; changes only through Window.move
+	epoch  uint64         // set by BecomeWriter before the term writes
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	engine *workflow.Engine
-	wake   chan struct{} // wakes the term's scheduler (one slot)
+	engine *workflow.Engine // set by BecomeWriter (step 6)
+	wake   chan struct{}    // wakes the term's scheduler (one slot)
 }
 
-// newTerm returns the term of epoch for window w; it runs nothing yet.
-func newTerm(w *Window, self store.Owner, epoch uint64) *Term {
+// termPhase is where a term is between winning state.lock and writing.
+type termPhase int
+
+const (
+	phaseHeld      termPhase = iota // the lock won; no takeover under way (not yet, or the file is unreadable)
+	phasePromoting                  // BecomeWriter is under way
+	phaseWriting                    // BecomeWriter finished: the writer
+)
+
+// newTerm returns the term of window w whose handle lock won the state.lock file held; it
+// runs nothing.
+func newTerm(w *Window, self store.Owner, lock *flock.Flock, held syscall.Stat_t) *Term {
 	ctx, cancel := context.WithCancelCause(w.ctx)
-	t := &Term{w: w, self: self, epoch: epoch, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
-	eng := workflow.NewEngine(ctx, t.updater(), self, w.home, w.opts.Now)
+	return &Term{w: w, self: self, lock: lock, held: held, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
+}
+
+// startEngine makes the term's executor; it starts nothing yet.
+func (t *Term) startEngine() {
+	w, self := t.w, t.self
+	eng := workflow.NewEngine(t.ctx, t.updater(), self, w.home, w.opts.Now)
 	eng.EnvFor = func(d *store.Doc, r *store.Run) map[string]string { return workflow.ScheduleEnv(w.home, d, r) }
 	eng.OnFinish = func(d *store.Doc, r *store.Run, out workflow.RunOutput) {
 		if r.Schedule != "" {
@@ -40,7 +65,6 @@ func newTerm(w *Window, self store.Owner, epoch uint64) *Term {
 		w.auditRefusedLog(r)
 	}
 	t.engine = eng
-	return t
 }
 
 // Context returns the term's context: it is cancelled when the term ends.
@@ -79,15 +103,7 @@ func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Do
 		return nil, t.endedError()
 	}
 	fn = recordForwarded(ctx, fn) // a forwarded request is recorded in the save that applies it
-	doc, err := t.w.st.Update(func(d *store.Doc) error {
-		if t.ctx.Err() != nil { // no window locks here: this runs under the store's
-			return t.endedError()
-		}
-		return fn(d)
-	})
-	if errors.Is(err, store.ErrNotWriter) { // the term ended between the check and the commit
-		return nil, t.endedError()
-	}
+	doc, err := t.commit(fn)
 	if err != nil {
 		if isFatalToWriter(err) {
 			t.w.termWG.Add(1)
@@ -97,6 +113,62 @@ func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Do
 	}
 	t.w.publish(doc)
 	return doc, nil
+}
+
+// commit is the term's commit, which every change of the document goes through (Update,
+// and BecomeWriter's save): fn runs and its result is saved only while the term lasts,
+// checked inside the store's commit, where the store also runs the lock check (checkLock,
+// which a checkpoint runs too). A term that ended gets a *ReadOnlyError.
+func (t *Term) commit(fn func(*store.Doc) error) (*store.Doc, error) {
+	doc, err := t.w.st.Update(func(d *store.Doc) error {
+		if err := t.writable(); err != nil { // no window locks here: this runs under the store's
+			return err
+		}
+		return fn(d)
+	})
+	if errors.Is(err, store.ErrNotWriter) { // the term ended between the check and the commit
+		return nil, t.endedError()
+	}
+	return doc, err
+}
+
+// writable refuses, once the term ended, what only the writer may write: like bbolt's
+// ErrTxNotWritable, a *ReadOnlyError. The writer-only files outside the document (the
+// previous document, the archive) are written through the term's methods, which ask it
+// first; the document itself asks it inside the store's commit.
+func (t *Term) writable() error {
+	if t.ctx.Err() != nil {
+		return t.endedError()
+	}
+	return nil
+}
+
+// commitCheck is the check a commit runs, for a write outside the store's commit (the
+// archive's compaction by retention): the term lasts and its lock is still the file at
+// state.lock's path.
+func (t *Term) commitCheck() error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	return t.w.checkLock()
+}
+
+// keepPrevious writes the document as workflows.prev.json (store.KeepPrevious), only
+// while the term lasts.
+func (t *Term) keepPrevious() error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	return t.w.st.KeepPrevious()
+}
+
+// appendArchive appends runs to the run archive (store.Archive.Append), only while the
+// term lasts.
+func (t *Term) appendArchive(runs []store.Run) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	return t.w.st.Archive().Append(runs)
 }
 
 // updater is Update for the executor and the scheduler of the term.
@@ -120,5 +192,57 @@ func (t *Term) wakeScheduler() {
 	select {
 	case t.wake <- struct{}{}:
 	default:
+	}
+}
+
+// Resign hands the writer role over to window heir, as etcd's Election.Resign lets another
+// candidate win: the hand-over is saved (after whatever was being saved) and audited, then
+// the term ends (leave: its runs go on unfollowed for heir to adopt, the identity that owns
+// them retires, state.lock goes) and the window reads on, giving way to heir while it
+// lives. It returns why it did not hand over: the save failed, or the term had ended.
+func (t *Term) Resign(ctx context.Context, heir store.Owner) error {
+	w := t.w
+	var running []string
+	_, err := t.Update(ctx, func(d *store.Doc) error {
+		h := heir
+		d.HandoverTo = &h
+		running = running[:0]
+		for i := range d.Runs {
+			if d.Runs[i].Status == store.StatusRunning {
+				running = append(running, d.Runs[i].ID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	_ = w.audit.Append(store.Handover{Epoch: t.epoch, From: t.self, To: heir, Runs: running})
+	if !w.leave(t, exitHandOver(heir)) {
+		return t.endedError()
+	}
+	w.opts.Logf("handed over to window pid %d", heir.PID)
+	return nil
+}
+
+// farewell is what a writer does while it still writes, when its window closes: it stops
+// its runs and records them cancelled, records that no window writes (so the next window
+// becomes the writer rather than takes over from one that did not die), saves
+// workflows.json whole, keeps it as the previous document and says so in the audit log.
+// Close then leaves the term.
+func (t *Term) farewell() {
+	w := t.w
+	t.engine.Stop("window closed while the run was going")
+	_, _ = t.Update(context.Background(), func(d *store.Doc) error {
+		if d.Writer != nil && d.Writer.Instance == t.Owner().Instance {
+			d.Writer = nil
+		}
+		return nil
+	})
+	_ = w.st.Checkpoint() // workflows.json alone is complete when no window writes
+	_ = t.keepPrevious()
+	_ = w.audit.Append(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
+	if err := w.audit.Close(); err != nil { // no more retries: this window writes no more
+		w.opts.Logf("%v", err)
 	}
 }

@@ -52,21 +52,22 @@ type Window struct {
 	st    *store.Store
 	audit *store.Audit
 	inst  *flock.Flock // instances/<id>.lock, held for the window's life
-	lock  *flock.Flock // state.lock
-	ctx   context.Context
-	stop  context.CancelFunc
-	hub   hub
+	// lockPath is state.lock. Each wait for it opens its own handle (lockHandle); the
+	// handle that wins belongs to the term that begins (Term.lock) and goes with it.
+	lockPath string
+	ctx      context.Context
+	stop     context.CancelFunc
+	hub      hub
 
 	// instDir holds inst: home/instances, or a private folder when the home cannot be
 	// written, and then readOnly says why (set by Open, never changed): the window only
 	// reads, and says so as its problem.
 	instDir, readOnly string
 
-	mu        sync.Mutex // guards the fields below; role changes only through move
-	role      Role
-	term      *Term           // the current writer term: set exactly while role is RoleWriter
-	held      *syscall.Stat_t // the state.lock file this window holds (promoting, writer, or blocked by an unreadable file); nil when none
-	waiting   bool            // a goroutine is blocked waiting for state.lock
+	mu        sync.Mutex // guards the fields below; the role changes only through move
+	life      Role       // RoleOpening, RoleReader or RoleClosed: the role without a term
+	term      *Term      // the term of the state.lock this window won, until it leaves it; nil when none
+	waiting   bool       // a goroutine is blocked waiting for state.lock
 	problem   error
 	unsafe    error    // the home's problem the last look found (checkHome), or nil
 	last      Takeover // the last takeover this window did
@@ -89,6 +90,8 @@ type Window struct {
 
 	termWG sync.WaitGroup // the goroutines of writer terms: takeover, scheduler, demote
 	bgWG   sync.WaitGroup // the window's own goroutines that may end a term (guardHome)
+
+	closeErr error // why the liveness lock could not be let go at Close (set once, by leave)
 
 	pubMu     sync.Mutex // serialises publish; guards published
 	published *store.Doc
@@ -131,10 +134,10 @@ func Open(home string, opts Options) (*Window, error) {
 		return nil, err
 	}
 	w := &Window{home: abs, self: self, opts: opts, inst: inst, instDir: instDir, readOnly: readOnly,
-		audit: store.NewAudit(abs), role: RoleOpening, homePoke: make(chan struct{}, 1)}
+		audit: store.NewAudit(abs), life: RoleOpening, homePoke: make(chan struct{}, 1)}
 	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
 		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished})
-	w.lock = flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
+	w.lockPath = filepath.Join(abs, LockName)
 	w.ctx, w.stop = context.WithCancel(context.Background())
 	_ = w.checkHome() // an unsafe home opens read-only: Status says why
 	if w.fsWarning = filesystemWarning(abs); w.fsWarning != "" {
@@ -169,7 +172,7 @@ func (w *Window) Unsubscribe(s *Sub) { w.hub.unsubscribe(s) }
 // its takeover finished).
 func (w *Window) Start() error {
 	w.mu.Lock()
-	if w.started || w.role == RoleClosed {
+	if w.started || w.life == RoleClosed {
 		w.mu.Unlock()
 		return errors.New("window already started or closed")
 	}
@@ -198,14 +201,17 @@ func (w *Window) Start() error {
 		emit()
 		return nil
 	}
-	ok, err := w.lock.TryLock()
+	fl := w.lockHandle()
+	ok, err := fl.TryLock()
 	if err != nil {
-		return fmt.Errorf("%s: %w", w.lock.Path(), err)
+		_ = fl.Close()
+		return fmt.Errorf("%s: %w", w.lockPath, err)
 	}
 	if ok {
-		w.gotLock()
+		w.gotLock(fl)
 		return nil
 	}
+	_ = fl.Close() // the watcher waits on a handle of its own
 	_, emit := w.move(RoleReader, nil, nil)
 	emit()
 	if !w.opts.NoWait {
@@ -218,64 +224,71 @@ func (w *Window) Start() error {
 // the holder's descriptor closes (by exit, crash or kill -9).
 func (w *Window) waitForLock() {
 	w.mu.Lock()
-	if w.waiting || w.role == RoleClosed {
+	if w.waiting || w.life == RoleClosed {
 		w.mu.Unlock()
 		return
 	}
 	w.waiting = true
 	w.mu.Unlock()
 	go func() {
-		err := w.lock.Lock()
+		fl := w.lockHandle()
+		err := fl.Lock()
 		w.mu.Lock()
 		w.waiting = false
-		closed := w.role == RoleClosed
+		closed := w.life == RoleClosed
 		w.mu.Unlock()
 		if err != nil {
+			_ = fl.Close()
 			w.opts.Logf("waiting for %s: %v", LockName, err)
 			return
 		}
 		if closed {
-			_ = w.lock.Close()
+			_ = fl.Close()
 			return
 		}
-		w.gotLock()
+		w.gotLock(fl)
 	}()
 }
 
-// gotLock records that state.lock is held and runs the takeover. The lock taken must be
+// lockHandle returns a new handle on state.lock, not locked yet.
+func (w *Window) lockHandle() *flock.Flock {
+	return flock.New(w.lockPath, flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
+}
+
+// gotLock begins the term of the state.lock won and runs its takeover. The lock taken must be
 // on the file that is state.lock now: if it was removed or replaced while this window
 // waited (or between open and lock), holding it proves nothing, since another window may
 // hold the file now at the path. Then the stale lock is let go and the wait starts over
 // on the new file.
-func (w *Window) gotLock() {
+func (w *Window) gotLock(fl *flock.Flock) {
 	if w.unsafeHome() != nil {
 		// No window writes an unsafe home: let the lock go; guardHome waits for it again
 		// once the home is safe.
-		_ = w.lock.Unlock()
+		_ = fl.Unlock()
 		return
 	}
-	held, ok := w.heldLockFile()
+	held, ok := w.heldLockFile(fl)
 	if !ok {
-		w.opts.Logf("%v: the file locked is no longer %s; waiting on the new one", ErrLockLost, w.lock.Path())
-		_ = w.lock.Unlock()
+		w.opts.Logf("%v: the file locked is no longer %s; waiting on the new one", ErrLockLost, w.lockPath)
+		_ = fl.Unlock()
 		w.waitForLock()
 		return
 	}
 	w.mu.Lock()
-	if w.role == RoleClosed { // Close ran while the lock was being won: let it go
+	if w.life == RoleClosed { // Close ran while the lock was being won: let it go
 		w.mu.Unlock()
-		_ = w.lock.Close()
+		_ = fl.Close()
 		return
 	}
-	w.held = &held
+	w.term = newTerm(w, w.self, fl, held)
 	w.mu.Unlock()
 	_, _ = w.BecomeWriter()
 }
 
-// heldLockFile returns the identity of the file this window's lock handle is on, and
-// whether that file is still the one at state.lock's path.
-func (w *Window) heldLockFile() (syscall.Stat_t, bool) {
-	fi, err := w.lock.Stat()
+// heldLockFile returns the identity of the file the lock handle fl is on, and whether that
+// file is still the one at state.lock's path.
+func (w *Window) heldLockFile(fl *flock.Flock) (syscall.Stat_t, bool) {
+	fi, err := fl.Stat()
 	if err != nil {
 		return syscall.Stat_t{}, false
 	}
@@ -284,7 +297,7 @@ func (w *Window) heldLockFile() (syscall.Stat_t, bool) {
 		return syscall.Stat_t{}, false
 	}
 	var now syscall.Stat_t
-	if err := syscall.Stat(w.lock.Path(), &now); err != nil {
+	if err := syscall.Stat(w.lockPath, &now); err != nil {
 		return *held, false
 	}
 	return *held, held.Ino == now.Ino && held.Dev == now.Dev && held.Nlink > 0
@@ -294,15 +307,15 @@ func (w *Window) heldLockFile() (syscall.Stat_t, bool) {
 // the very file we hold (not removed or replaced), or a second writer could start beside us.
 func (w *Window) checkLock() error {
 	w.mu.Lock()
-	held := w.held
+	t, role := w.term, w.roleLocked()
 	w.mu.Unlock()
-	if held == nil {
-		return &ReadOnlyError{Role: w.Role()}
+	if t == nil {
+		return &ReadOnlyError{Role: role}
 	}
-	a := *held
+	a := t.held
 	var b syscall.Stat_t
-	if err := syscall.Stat(w.lock.Path(), &b); err != nil || a.Ino != b.Ino || a.Dev != b.Dev || b.Nlink == 0 {
-		return fmt.Errorf("%w: %s", ErrLockLost, w.lock.Path())
+	if err := syscall.Stat(w.lockPath, &b); err != nil || a.Ino != b.Ino || a.Dev != b.Dev || b.Nlink == 0 {
+		return fmt.Errorf("%w: %s", ErrLockLost, w.lockPath)
 	}
 	return nil
 }
@@ -312,7 +325,7 @@ func (w *Window) onFileChange(doc *store.Doc, err error) {
 	w.mu.Lock()
 	prevProblem := w.problem
 	w.problem = err
-	retry := err == nil && w.held != nil && w.role == RoleReader
+	retry := err == nil && w.term != nil && w.roleLocked() == RoleReader
 	w.mu.Unlock()
 	if err != nil {
 		w.opts.Logf("%v", err)
@@ -341,7 +354,7 @@ func (w *Window) onFileChange(doc *store.Doc, err error) {
 func (w *Window) Role() Role {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.role
+	return w.roleLocked()
 }
 
 // emitRole tells subscribers the current role again (its problem changed, or who writes),
@@ -410,7 +423,7 @@ func (w *Window) publish(doc *store.Doc) {
 		oldWriter = old.Writer.PID
 	}
 	w.mu.Lock()
-	readerKnown := w.role == RoleReader
+	readerKnown := w.roleLocked() == RoleReader
 	w.mu.Unlock()
 	if doc.Writer != nil && doc.Writer.PID != oldWriter && readerKnown {
 		evs = append(evs, Event{Kind: EventRole, Role: RoleReader, WriterPID: doc.Writer.PID, Epoch: doc.Epoch})
@@ -423,64 +436,19 @@ func (w *Window) publish(doc *store.Doc) {
 // until then. A window waiting for the lock stops waiting. Safe to call more than once.
 func (w *Window) Close() error {
 	w.mu.Lock()
-	if w.role == RoleClosed {
+	if w.life == RoleClosed {
 		w.mu.Unlock()
 		return nil
 	}
-	t := w.term
+	t := w.writingLocked()
 	w.mu.Unlock()
 	if t != nil {
-		t.engine.Stop("window closed while the run was going")
-		// The document says no window writes any more, so the next window becomes the
-		// writer rather than "takes over" from one that did not die.
-		_, _ = t.Update(context.Background(), func(d *store.Doc) error {
-			if d.Writer != nil && d.Writer.Instance == t.Owner().Instance {
-				d.Writer = nil
-			}
-			return nil
-		})
-		_ = w.st.Checkpoint() // workflows.json alone is complete when no window writes
-		_ = w.st.KeepPrevious()
-		_ = w.audit.Append(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
+		t.farewell()
 	}
-	var held, waiting bool
-	ok, emit := w.move(RoleClosed, nil, func() {
-		held, waiting = w.held != nil, w.waiting
-		w.held = nil
-		if w.term != nil {
-			w.term.cancel(ErrClosed)
-			w.term = nil
-		}
-	})
-	if !ok {
+	if !w.leave(nil, exitClose()) {
 		return nil // another Close got there first
 	}
-	w.termWG.Wait() // nothing of a writer term touches the home once Close returns
-	w.st.EndEpoch()
-	// The identity ends before state.lock goes, so the next writer's takeover finds this
-	// window gone and adopts the runs it leaves going.
-	w.mu.Lock()
-	inst, id := w.inst, w.self.Instance
-	w.mu.Unlock()
-	if w.readOnly != "" {
-		_ = os.Remove(filepath.Join(w.instDir, id+".lock")) // a private file nobody else looks at
-	}
-	ierr := inst.Close()
-	if held && !waiting {
-		_ = w.lock.Close()
-	}
-	// No more audit retries: a reader appends too (an unsafe entry, a refused request), and
-	// a retry after Close would write into a home this window no longer has open.
-	if err := w.audit.Close(); err != nil {
-		w.opts.Logf("%v", err)
-	}
-	w.stop()
-	// A home check that was ending a term when Close came may still be retiring this
-	// window's identity: nothing of this window touches the home once Close returns.
-	w.bgWG.Wait()
-	emit()
-	w.hub.finishAll()
-	return ierr
+	return w.closeErr
 }
 
 // RunsLeftAtClose sorts the running runs of d that the writer window (instance, pid)
@@ -521,37 +489,21 @@ func (w *Window) epoch() uint64 {
 // file: nothing more is written by this window; its running steps are killed (the next
 // writer reaps their runs), and the window goes back to waiting for the lock. It does
 // nothing if t is not the current term (that term already ended; never end a later one).
-func (w *Window) endTerm(t *Term, reason error) {
-	var held bool
-	ok, emit := w.move(RoleReader, func() bool { return w.term == t }, func() {
-		w.problem = reason
-		w.term = nil
-		t.cancel(reason)
-		held = w.held != nil
-		w.held = nil
-	})
-	if !ok {
-		return
-	}
-	w.st.EndEpoch()
-	w.opts.Logf("stopped writing: %v", reason)
-	if errors.Is(reason, store.ErrUnreadable) {
-		_ = w.st.SaveLastGood()
-	}
-	t.engine.Stop("this window stopped being the writer: " + reason.Error())
-	w.retireIdentity() // before the lock goes, so the next writer finds the old identity dead
-	if held {
-		_ = w.lock.Unlock()
-	}
-	emit()
-	w.waitForLock() // a replaced state.lock is noticed when the lock is won (gotLock)
-}
+func (w *Window) endTerm(t *Term, reason error) { w.leave(t, exitLost(reason)) }
 
 // currentTerm returns the writer term, or nil while this window does not write.
 func (w *Window) currentTerm() *Term {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.term
+	return w.writingLocked()
+}
+
+// writingLocked is the term if it writes (its takeover finished), else nil. Under w.mu.
+func (w *Window) writingLocked() *Term {
+	if w.term != nil && w.term.phase == phaseWriting && w.life != RoleClosed {
+		return w.term
+	}
+	return nil
 }
 
 // retireIdentity gives a window that stopped being the writer a new identity and releases
@@ -565,7 +517,7 @@ func (w *Window) retireIdentity() {
 		var inst *flock.Flock
 		if inst, err = lockInstance(w.instDir, self); err == nil {
 			w.mu.Lock()
-			if w.role == RoleClosed {
+			if w.life == RoleClosed {
 				// Close came first (a command leaves as soon as its term ends): the old
 				// identity goes now all the same. Close lets it go only once the term's
 				// goroutines are done, which may be after this hand-over frees state.lock,

@@ -255,14 +255,16 @@ func TestFailedTakeoverLetsTheLockGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
-	if ok, err := w.lock.TryLock(); !ok || err != nil {
+	fl := w.lockHandle()
+	if ok, err := fl.TryLock(); !ok || err != nil {
 		t.Fatal("cannot take the lock", err)
 	}
-	held, _ := w.heldLockFile()
+	held, _ := w.heldLockFile(fl)
 	w.mu.Lock()
-	w.held, w.role = &held, RolePromoting
+	tm := newTerm(w, w.self, fl, held)
+	tm.phase, w.term = phasePromoting, tm
 	w.mu.Unlock()
-	w.failTakeover(errors.New("save: no space left on device"))
+	w.failTakeover(tm, errors.New("save: no space left on device"))
 	other := flock.New(filepath.Join(home, LockName))
 	if ok, _ := other.TryLock(); !ok {
 		t.Fatal("the failed takeover kept state.lock: the home has no writer")

@@ -31,8 +31,9 @@ const DefaultMaxSize = 64 << 20
 type Options struct {
 	// MaxSize caps the size of workflows.json; a larger file is refused before it is read.
 	MaxSize int64
-	// BeforeSave, if set, runs inside Update just before the file is replaced; an error
-	// aborts the save. The host uses it to check that it still holds the writer lock.
+	// BeforeSave, if set, runs inside Update just before the file is replaced, and in a
+	// checkpoint (timed, or Checkpoint) before workflows.json is rewritten; an error aborts
+	// the save. The host uses it to check that it still holds the writer lock.
 	BeforeSave func() error
 
 	// KeepFinished is how many finished runs per workflow the document keeps; older ones
@@ -422,11 +423,9 @@ func (s *Store) commit(batch []*pending) {
 		}
 		doc.Home = id
 	}
-	if s.opts.BeforeSave != nil {
-		if err := s.opts.BeforeSave(); err != nil {
-			finish(nil, err, false)
-			return
-		}
+	if err := s.beforeSaveLocked(); err != nil {
+		finish(nil, err, false)
+		return
 	}
 	s.archiveLocked(doc)
 	// A change the log cannot take (too big, a full disk, an I/O error) is saved whole:
@@ -472,6 +471,15 @@ func (s *Store) saveWholeLocked(doc *Doc) (*Doc, error) {
 	s.walForgetLocked()
 	s.walNewCycleLocked()
 	return doc, nil
+}
+
+// beforeSaveLocked runs Options.BeforeSave (the host's check that it still holds the
+// writer lock) before anything is written: a commit's frame or save, and a checkpoint.
+func (s *Store) beforeSaveLocked() error {
+	if s.opts.BeforeSave == nil {
+		return nil
+	}
+	return s.opts.BeforeSave()
 }
 
 // writableLocked refreshes from disk (refresh-before-write) and says why this store may

@@ -802,6 +802,9 @@ func (s *Store) checkpointLocked() error {
 	if err := s.writableLocked(); err != nil {
 		return err
 	}
+	if err := s.beforeSaveLocked(); err != nil { // the check every commit runs
+		return err
+	}
 	_, err := s.saveWholeLocked(s.cur)
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -907,5 +908,41 @@ func TestWALFramesCarryEveryDocField(t *testing.T) {
 		if !bytes.Equal(want, have) {
 			t.Errorf("a change of Doc.%s is lost in the frame: replayed %s, saved %s", path, have, want)
 		}
+	}
+}
+
+// TestCheckpointRunsTheCommitCheck: a checkpoint rewrites workflows.json, so it runs the
+// check every commit runs (BeforeSave: the host's lock check); refused, workflows.json is
+// left as it is and the frames stay in the log.
+func TestCheckpointRunsTheCommitCheck(t *testing.T) {
+	dir := t.TempDir()
+	var lost atomic.Bool
+	errLost := errors.New("the writer lock is lost")
+	s := walWriter(t, dir, Options{BeforeSave: func() error {
+		if lost.Load() {
+			return errLost
+		}
+		return nil
+	}})
+	if _, err := s.Update(addWF("a")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(addWF("b")); err != nil {
+		t.Fatal(err)
+	}
+	before := fileDoc(t, dir).Generation
+	lost.Store(true)
+	if err := s.Checkpoint(); !errors.Is(err, errLost) {
+		t.Fatalf("a checkpoint without the lock: %v, want it refused", err)
+	}
+	if g := fileDoc(t, dir).Generation; g != before {
+		t.Fatalf("workflows.json rewritten (generation %d, was %d) by a writer that lost its lock", g, before)
+	}
+	lost.Store(false)
+	if err := s.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := s.View(); fileDoc(t, dir).Generation != d.Generation {
+		t.Fatalf("workflows.json at generation %d after the checkpoint, want %d", fileDoc(t, dir).Generation, d.Generation)
 	}
 }
