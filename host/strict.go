@@ -14,6 +14,8 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
+
+	"baton/store"
 )
 
 // The control channel and the forwarding files are untrusted input, decoded as strictly
@@ -78,7 +80,7 @@ func invalidUTF8At(b []byte) int {
 // of struct t spelled in another case ("OP" for "op").
 func checkKeyCase(members map[string]jsontext.Value, t reflect.Type) error {
 	for key := range members {
-		if name := foldedField(t, key); name != "" && name != key {
+		if name := store.FoldedField(t, key); name != "" && name != key {
 			return fmt.Errorf("key %q: keys are case-sensitive; did you mean %q?", key, name)
 		}
 	}
@@ -98,33 +100,12 @@ func decodeObject(data []byte, v any) error {
 		if at := se.JSONPointer.Parent(); at != "" {
 			where = " in " + string(at) // a JSON pointer: /steps/0
 		}
-		if name := foldedField(se.GoType, key); name != "" {
+		if name := store.FoldedField(se.GoType, key); name != "" {
 			return fmt.Errorf("field %q%s: keys are case-sensitive; did you mean %q?", key, where, name)
 		}
 		return fmt.Errorf("unknown field %q%s", key, where)
 	}
 	return err
-}
-
-// foldedField returns the JSON name of an exported field of struct t (own or promoted)
-// that equals key when case is ignored, or "".
-func foldedField(t reflect.Type, key string) string {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil || t.Kind() != reflect.Struct {
-		return ""
-	}
-	for _, f := range reflect.VisibleFields(t) {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" {
-			name = f.Name
-		}
-		if !f.Anonymous && f.IsExported() && name != "-" && strings.EqualFold(name, key) {
-			return name
-		}
-	}
-	return ""
 }
 
 // lineID returns the "id" member of the JSON object that starts line, for a refusal to

@@ -56,7 +56,7 @@ func loadError(err error, data []byte, at string) (msg error, early bool) {
 		return fmt.Errorf("not valid JSON: %v in %s at offset %d", se.Err, jsonPath(data, at, p), se.ByteOffset), true
 	case errors.As(err, &me) && errors.Is(me.Err, json.ErrUnknownName):
 		key, obj := me.JSONPointer.LastToken(), me.JSONPointer.Parent()
-		where, name := jsonPath(data, at, obj), foldedField(me.GoType, key)
+		where, name := jsonPath(data, at, obj), FoldedField(me.GoType, key)
 		switch {
 		case name == "":
 			return fmt.Errorf("bad document: unknown field %q in %s", key, where), false
@@ -153,9 +153,11 @@ func trailing(data []byte) bool {
 	return err != io.EOF
 }
 
-// foldedField returns the JSON name of a field of struct t (its own or promoted from an
-// embedded struct) that equals key when case is ignored, or "".
-func foldedField(t reflect.Type, key string) string {
+// FoldedField returns the JSON name of an exported field of struct t (its own or promoted
+// from an embedded struct) that equals key when case is ignored, or "". Strict decoders
+// (the document's here, the control channel's in host) use it to refuse a known key in
+// another case.
+func FoldedField(t reflect.Type, key string) string {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
