@@ -167,3 +167,26 @@ func TestWindowQuietLocale(t *testing.T) {
 		t.Errorf("the window's stderr must say nothing of Fyne or locales:\n%s", a.stderr)
 	}
 }
+
+// TestEmptyHomeIsUsageError: an empty --home is a usage error (exit 2) for the window,
+// headless, tick and every command; it never means the default home.
+func TestEmptyHomeIsUsageError(t *testing.T) {
+	bin := buildApp(t)
+	for _, args := range [][]string{{"--home", ""}, {"--headless", "--home="}, {"tick", "--once", "--home", ""}, {"status", "--home", ""}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "XDG_CONFIG_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+		cmd.Stdin = strings.NewReader("")
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != 2 || !strings.Contains(errb.String(), "--home is empty") {
+			t.Errorf("baton %q: exit %d, %q; want 2", args, code, errb.String())
+		}
+	}
+}

@@ -1,7 +1,6 @@
-package main
+package ui
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,22 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/app"
+	fyneapp "fyne.io/fyne/v2/app"
 )
-
-// TestMain lets this test binary be a real app process that writes its preferences
-// (BATON_TEST_PREFS_KEY set): see TestPreferencesSharedByWindowsAreWrittenSafely.
-func TestMain(m *testing.M) {
-	if key := os.Getenv("BATON_TEST_PREFS_KEY"); key != "" {
-		os.Exit(prefsWriter(key))
-	}
-	os.Exit(m.Run())
-}
 
 // prefsAppID is the app id of the preference writers: their file is
 // $XDG_CONFIG_HOME/fyne/<id>/preferences.json.
@@ -37,7 +26,7 @@ const prefsAppID = "dev.baton.prefstest"
 // to a new large value 40 times (each set saves the file, at most every 100 ms, as Fyne
 // debounces), then quits.
 func prefsWriter(key string) int {
-	a := app.NewWithID(prefsAppID)
+	a := fyneapp.NewWithID(prefsAppID)
 	big := strings.Repeat("x", 512<<10) // a save takes long enough for a reader to catch it half-written
 	a.Lifecycle().SetOnStarted(func() {
 		go func() {
@@ -134,43 +123,5 @@ func TestPreferencesSharedByWindowsAreWrittenSafely(t *testing.T) {
 	}
 	if reads == 0 {
 		t.Fatal("the preferences file was never written")
-	}
-}
-
-// startXvfb starts a virtual screen for the test and returns its display (":N"); it is
-// stopped at cleanup. Without Xvfb the test is skipped, saying so.
-func startXvfb(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("Xvfb"); err != nil {
-		t.Skipf("SKIPPING: Xvfb is not installed (apt-get install xvfb): %v", err)
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "640x480x24", "-nolisten", "tcp")
-	cmd.ExtraFiles = []*os.File{w} // fd 3: Xvfb writes its display number there once ready
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
-	n, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil {
-		t.Fatalf("Xvfb gave no display: %v", err)
-	}
-	return ":" + strings.TrimSpace(n)
-}
-
-// An empty --home is a usage error (exit 2) for the window, headless, tick and every
-// command; it never means the default home.
-func TestEmptyHomeIsUsageError(t *testing.T) {
-	for _, args := range [][]string{{"--home", ""}, {"--headless", "--home="}, {"tick", "--once", "--home", ""}, {"status", "--home", ""}} {
-		var out, errb bytes.Buffer
-		if code := run(args, strings.NewReader(""), &out, &errb); code != 2 || !strings.Contains(errb.String(), "--home is empty") {
-			t.Errorf("baton %q: exit %d, %q; want 2", args, code, errb.String())
-		}
 	}
 }
