@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -203,6 +204,55 @@ func TestWindowRecoversTheHomeItHoldsTheLockOf(t *testing.T) {
 	for _, n := range acked {
 		if d.Workflow(n) == nil {
 			t.Fatalf("acknowledged %s is missing after the window's recovery (%+v)", n, rec)
+		}
+	}
+}
+
+// TestWriterDamagedUnderItStopsAndRecovers: workflows.json is removed under a live
+// writer. The writer stops writing at once (it does not stay "writer" on a damaged home),
+// the window that holds state.lock recovers it, and its writes after that go to the new
+// log, not to the old one moved aside: a fresh read of the home has them.
+func TestWriterDamagedUnderItStopsAndRecovers(t *testing.T) {
+	home := t.TempDir()
+	w := openStarted(t, home)
+	waitRole(t, w, RoleWriter)
+	ctx := context.Background()
+	for _, n := range []string{"a", "b", "c"} {
+		if _, err := w.Intents().AddWorkflow(ctx, oneStep(n, "fail", "true")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(filepath.Join(home, store.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for st := w.Status(); st.Role == RoleWriter || !strings.Contains(st.Problem, "damaged"); st = w.Status() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the writer of a home damaged under it: role %s, problem %q", st.Role, st.Problem)
+		}
+		time.Sleep(5 * time.Millisecond) // polling a condition, not a synchronisation
+	}
+	var rec *store.Recovery
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if rec, err = w.Intents().Recover(); err == nil || time.Now().After(deadline) {
+			break // the window takes state.lock back as a reader first
+		}
+	}
+	if err != nil {
+		t.Fatalf("recover from the window that holds state.lock: %v", err)
+	}
+	waitRole(t, w, RoleWriter)
+	if _, err := w.Intents().AddWorkflow(ctx, oneStep("after", "fail", "true")); err != nil {
+		t.Fatalf("a write after the recovery (%+v): %v", rec, err)
+	}
+	d, err := store.ReadHome(home)
+	if err != nil {
+		t.Fatalf("the recovered home does not read: %v", err)
+	}
+	for _, n := range []string{"a", "b", "c", "after"} {
+		if d.Workflow(n) == nil {
+			t.Errorf("%s is missing from the recovered home as read afresh (generation %d)", n, d.Generation)
 		}
 	}
 }

@@ -278,7 +278,7 @@ func (w *Window) auditOnce(key string, rec store.Record) bool {
 	seen := w.audited[key]
 	w.audited[key] = true
 	w.auditedMu.Unlock()
-	if !seen {
+	if !seen && w.readOnly == "" { // a home on a read-only file system takes no entry
 		if err := w.audit.Append(rec); err != nil {
 			w.opts.Logf("audit: %v", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -29,7 +30,7 @@ func RecoverHome(home string, now time.Time) (*store.Recovery, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock := flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	lock := flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
 	ok, err := lock.TryLock()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", lock.Path(), err)

@@ -329,6 +329,20 @@ func (w *Window) onFileChange(doc *store.Doc, err error) {
 	w.mu.Unlock()
 	if err != nil {
 		w.opts.Logf("%v", err)
+		if errors.Is(err, store.ErrDamaged) {
+			// A writer whose home turned out damaged (a file removed or replaced under
+			// it) stops writing at once, keeping nothing it cannot prove; the window that
+			// holds state.lock then may recover the home.
+			w.mu.Lock()
+			t := w.writingLocked()
+			if t != nil {
+				w.termWG.Add(1) // under w.mu, where Close's leave clears the term
+			}
+			w.mu.Unlock()
+			if t != nil {
+				go func() { defer w.termWG.Done(); w.endTerm(t, err) }()
+			}
+		}
 		if w.holdsLockNow() {
 			if serr := w.st.SaveLastGood(); serr != nil {
 				w.opts.Logf("keep the last good generation: %v", serr)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -71,9 +72,16 @@ func newHomeID() (string, error) {
 // none: then a missing workflows.json means a new home. A log holds data when it has a
 // cycle with frames or one that follows a saved document; state.lock, instances/,
 // requests/ and replies/ hold none that a save acknowledged.
+//
+// The audit log counts only once it records a takeover, which a writer appends after its
+// first save: a reader of a new home appends entries too (an unsafe entry it found, a
+// request it refused) before any save, and those prove nothing was saved.
 func homeData(dir string) string {
-	for _, name := range []string{PrevName, AuditName, AuditName + ".1"} {
-		if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && (fi.Size() > 0 || name == PrevName) {
+	if _, err := os.Lstat(filepath.Join(dir, PrevName)); err == nil {
+		return PrevName
+	}
+	for _, name := range []string{AuditName, AuditName + ".1"} {
+		if auditSawWriter(filepath.Join(dir, name)) {
 			return name
 		}
 	}
@@ -86,6 +94,19 @@ func homeData(dir string) string {
 		return WALName
 	}
 	return ""
+}
+
+// auditSawWriter reports whether the audit log at path may record a writer's saves: it
+// holds a takeover record, or it exists and cannot be read as this user's own file.
+func auditSawWriter(path string) bool {
+	data, err := ReadInHome(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return true // it exists and cannot be read: it may record anything
+	}
+	return bytes.Contains(data, []byte(`"kind":"`+KindTakeover+`"`))
 }
 
 // walHoldsData reports whether the log at path could hold saves: anything but a log of
@@ -140,7 +161,7 @@ func (s *Store) checkSameHomeLocked(doc *Doc) error {
 // prevDoc reads workflows.prev.json: its document, or ok false when it is missing.
 // An error says it exists but cannot be read (it is then never overwritten).
 func prevDoc(dir string) (d *Doc, ok bool, err error) {
-	data, err := os.ReadFile(filepath.Join(dir, PrevName))
+	data, err := ReadInHome(filepath.Join(dir, PrevName))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}

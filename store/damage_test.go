@@ -306,7 +306,11 @@ func TestMissingDocumentBesideBatonFilesIsDamage(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700)
-			os.WriteFile(filepath.Join(dir, name), []byte("x\n"), 0o600)
+			data := []byte("x\n")
+			if name == AuditName { // a writer's record: an audit log of a reader's proves no save
+				data = []byte(`{"kind":"takeover","data":{}}` + "\n")
+			}
+			os.WriteFile(filepath.Join(dir, name), data, 0o600)
 			refusedUnchanged(t, dir, FileName, "is missing", strings.Split(name, "/")[0])
 		})
 	}
@@ -609,5 +613,27 @@ func TestRecoveryNamesRunsOnlyLostSavesHad(t *testing.T) {
 	lost := strings.Join(r.Lost, "\n")
 	if !strings.Contains(lost, "run r9-lost") || strings.Contains(lost, "run r1,") {
 		t.Fatalf("what recovery says it could not restore: %s", lost)
+	}
+}
+
+// TestAuditAloneBeforeAnySaveIsNotData: a reader of a new home appends audit entries (an
+// unsafe entry it found) before any save; the folder is still a new home. An audit log
+// that records a takeover (a writer appends it after its first save) is data: a missing
+// workflows.json beside it is damage.
+func TestAuditAloneBeforeAnySaveIsNotData(t *testing.T) {
+	dir := t.TempDir()
+	a := NewAudit(dir)
+	if err := a.Append(Unsafe{Path: dir, Problem: "mode 0770", Action: "read-only"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := homeData(dir); got != "" {
+		t.Fatalf("an audit log of a reader's entries counts as data (%q): the new home would be refused as damaged", got)
+	}
+	if err := a.Append(Takeover{Epoch: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.Close()
+	if got := homeData(dir); got != AuditName {
+		t.Fatalf("an audit log that records a takeover is not data (%q)", got)
 	}
 }

@@ -70,7 +70,7 @@ type walImage struct {
 }
 
 func readWALImage(dir string) walImage {
-	data, err := os.ReadFile(filepath.Join(dir, WALName))
+	data, err := ReadInHome(filepath.Join(dir, WALName))
 	if errors.Is(err, os.ErrNotExist) {
 		return walImage{}
 	}
@@ -147,7 +147,7 @@ func (r *Recovery) unknownRuns(dir string, doc *Doc) {
 func (r *Recovery) candidates(dir string, memory *Doc) []candidate {
 	var out []candidate
 	for _, name := range []string{FileName, PrevName} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := ReadInHome(filepath.Join(dir, name))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

@@ -404,6 +404,16 @@ func (s *Store) walOpenLocked(write bool) (bool, error) {
 	return true, nil
 }
 
+// isFileAt reports whether open file f is the file at path now.
+func isFileAt(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(path)
+	return err == nil && os.SameFile(a, b)
+}
+
 // walForgetLocked drops what the store knew of the log's frames: cur is workflows.json's.
 func (s *Store) walForgetLocked() {
 	s.wal.salt, s.wal.off, s.wal.seen = 0, 0, s.wal.seen[:0]
@@ -417,10 +427,12 @@ func (s *Store) walForgetLocked() {
 // the one in memory.
 func (s *Store) walReadLocked(from0 bool) error {
 	if from0 {
-		if s.wal.f != nil && !s.wal.rw {
-			// A reader re-opens the log at each full read, in case it was replaced.
+		if s.wal.f != nil && (!s.wal.rw || !isFileAt(s.wal.f, filepath.Join(s.dir, WALName))) {
+			// A reader re-opens the log at each full read, in case it was replaced; the
+			// writer's handle too once the log at the name is another file (a recovery
+			// moved the old one aside): its frames must never go to the file moved away.
 			s.wal.f.Close()
-			s.wal.f = nil
+			s.wal.f, s.wal.rw = nil, false
 		}
 		s.walForgetLocked()
 	}
