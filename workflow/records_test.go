@@ -55,6 +55,7 @@ func TestFollowedRunEndsWhenItsJournalSaysItEnded(t *testing.T) {
 	st := store.New(home, store.Options{})
 	st.Reload()
 	st.BeginEpoch()
+	t.Cleanup(st.EndEpoch) // runs after the engine stops: no checkpoint fires as the folder goes
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	ahead := func() time.Time { return time.Now().Add(time.Hour) }
@@ -108,6 +109,7 @@ func TestRunEndIsSavedOnceTheDiskTakesIt(t *testing.T) {
 	st := store.New(home, store.Options{})
 	st.Reload()
 	st.BeginEpoch()
+	t.Cleanup(st.EndEpoch) // runs after the engine stops: no checkpoint fires as the folder goes
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	var mu sync.Mutex
