@@ -130,17 +130,7 @@ func (h *chaos) powerCut(fsys *forgetfs.FS) *forgetfs.FS {
 	haltAll(h.t, cs)
 	err := fsys.PowerCut(func() {
 		for _, w := range live { // recorded killed before the kill, as kill does
-			writer := lastRole(w.c) == "writer"
-			h.removeLive(w)
-			h.mu.Lock()
-			if writer {
-				h.kills++
-				h.killedW[w.c.pid] = true
-			} else {
-				h.rkills++
-			}
-			w.killed = true
-			h.mu.Unlock()
+			h.markKilled(w)
 		}
 		for _, w := range live {
 			_ = w.c.cmd.Process.Signal(syscall.SIGKILL)

@@ -1896,8 +1896,9 @@ func (h *chaos) summary(dur, ran time.Duration) string {
 		terms, ops, pieces, p50.Round(time.Microsecond), pmax.Round(time.Millisecond), h.noWriter.Round(time.Millisecond), h.polls, len(h.viol))
 }
 
-// kill kill -9s w as the chaos does.
-func (h *chaos) kill(w *chaosWin) {
+// markKilled records w as killed (a writer kill or a reader kill) before it is: the
+// checks then know its silence is the chaos's doing.
+func (h *chaos) markKilled(w *chaosWin) {
 	writer := lastRole(w.c) == "writer"
 	h.removeLive(w)
 	h.mu.Lock()
@@ -1909,6 +1910,11 @@ func (h *chaos) kill(w *chaosWin) {
 	}
 	w.killed = true
 	h.mu.Unlock()
+}
+
+// kill kill -9s w as the chaos does.
+func (h *chaos) kill(w *chaosWin) {
+	h.markKilled(w)
 	h.readMu.Lock() // no snapshot reply is being written (see readMu)
 	w.c.kill9()
 	h.readMu.Unlock()
