@@ -226,7 +226,14 @@ func TestDamageMatrix(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join(other, FileName))
 			os.WriteFile(filepath.Join(dir, FileName), b, 0o600)
 		}, []string{FileName, fileDoc(t, other).Home, fileDoc(t, home).Home}, acked},
-		{"header changed", func(t *testing.T, dir string) { patch(t, wal(dir), 20, []byte{0xff}) },
+		{"header changed", func(t *testing.T, dir string) {
+			// Flip a byte of the salt: setting it to a value could leave it as it was (1 in 256).
+			b, err := os.ReadFile(wal(dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			patch(t, wal(dir), 20, []byte{b[20] ^ 0xff})
+		},
 			[]string{WALName, "header"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
