@@ -260,6 +260,9 @@ func (x *windowExit) closeAll() {
 		x.w.opts.Logf("%v", err)
 	}
 	x.w.stop()
+	// The store's watch may be reloading, and the lock holder keeps the last good document
+	// from it (workflows.prev.json): wait for it, as for everything else below.
+	x.w.st.WaitWatches()
 	// A home check that was ending a term when Close came may still be retiring this
 	// window's identity: nothing of this window touches the home once Close returns.
 	x.w.bgWG.Wait()

@@ -71,6 +71,8 @@ type Store struct {
 	fileGen uint64     // generation of the workflows.json cur is (or follows from)
 	wal     walState   // what this store knows of workflows.wal
 
+	watchWG sync.WaitGroup // the goroutines of Watch (WaitWatches)
+
 	noRefresh bool // set only by tests (export_test.go): saves skip refresh-before-write
 }
 

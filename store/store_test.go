@@ -7,9 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -364,6 +367,51 @@ func TestWatchSeesOtherWriter(t *testing.T) {
 	}
 	if d, _ := r.View(); d.Generation != 3 {
 		t.Fatalf("reader at %d", d.Generation)
+	}
+}
+
+// TestWaitWatchesWaitsForOnChange: once a watch's context ends, WaitWatches returns only
+// after an onChange that was running has returned, so a window that closes its home knows
+// nothing of the watch writes into it afterwards (workflows.prev.json once did).
+func TestWaitWatchesWaitsForOnChange(t *testing.T) {
+	dir := t.TempDir()
+	w := writer(t, dir)
+	r := New(dir, Options{})
+	r.Reload()
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	var finished atomic.Bool
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	if err := r.Watch(ctx, func(*Doc, error) {
+		first := false
+		once.Do(func() { first = true })
+		if !first {
+			return
+		}
+		close(entered)
+		<-release
+		finished.Store(true)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w.Update(addWF("a"))
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch never called onChange")
+	}
+	cancel()
+	waited := make(chan bool)
+	go func() { r.WaitWatches(); waited <- finished.Load() }()
+	// Give a WaitWatches that does not wait every chance to return early, then let the
+	// callback finish: a correct one returns only now.
+	runtime.Gosched()
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	if !<-waited {
+		t.Fatal("WaitWatches returned while onChange was still running")
 	}
 }
 

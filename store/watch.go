@@ -17,7 +17,9 @@ import (
 // in full. onChange runs on the watch goroutine, one call at a time.
 //
 // Watch returns once the watch is set up; it returns an error if the folder cannot be
-// watched.
+// watched. WaitWatches waits for the goroutines of every watch whose ctx ended: a caller
+// that closes the home calls it so no onChange (which may write the previous document)
+// runs after it is gone.
 func (s *Store) Watch(ctx context.Context, onChange func(doc *Doc, err error)) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -28,10 +30,16 @@ func (s *Store) Watch(ctx context.Context, onChange func(doc *Doc, err error)) e
 		return fmt.Errorf("watch %s: %w", s.dir, err)
 	}
 	kick := make(chan bool, 1) // true asks for a full reload
-	go s.watchEvents(ctx, w, kick)
-	go s.reloadLoop(ctx, kick, onChange)
+	s.watchWG.Add(2)
+	go func() { defer s.watchWG.Done(); s.watchEvents(ctx, w, kick) }()
+	go func() { defer s.watchWG.Done(); s.reloadLoop(ctx, kick, onChange) }()
 	return nil
 }
+
+// WaitWatches returns once the goroutines of every watch whose context has ended are gone,
+// with any onChange they were running. Calling it while a watch's context is still live
+// blocks until that context ends.
+func (s *Store) WaitWatches() { s.watchWG.Wait() }
 
 // watchEvents owns the fsnotify descriptor; every send selects on ctx so it cannot block.
 func (s *Store) watchEvents(ctx context.Context, w *fsnotify.Watcher, kick chan bool) {
@@ -84,6 +92,9 @@ func (s *Store) reloadLoop(ctx context.Context, kick chan bool, onChange func(*D
 		case <-ctx.Done():
 			return
 		case full := <-kick:
+			if ctx.Err() != nil { // both were ready: the watch is over
+				return
+			}
 			if holdReloads() { // tests only (hooks_on.go)
 				continue
 			}
