@@ -24,7 +24,7 @@ import (
 
 // The command line: baton run, status, workflows, runs, logs and cancel (Command), for
 // people (aligned columns, durations as people write them) and scripts (--json: one JSON
-// document on stdout). Each command opens a Window on the home like any other window, so
+// document on stdout). Each command opens a Core on the home like any other window, so
 // it works whether or not one is open:
 //
 //   - status, workflows, runs and logs only read. Their window is opened and never
@@ -254,7 +254,7 @@ func (c *cli) table(rows [][]string) {
 // now: a command never becomes the writer half-way, when the writer it forwarded to
 // dies (a run it follows is then told by its journal, and the next window to write
 // reaps or adopts it).
-func (c *cli) open(start bool) (*Window, error) {
+func (c *cli) open(start bool) (*Core, error) {
 	opts := c.opts
 	opts.NoScheduler, opts.NoWait = true, true
 	opts.MustExist = true // a command never makes a home: there is nothing in a new one to read, run or cancel
@@ -270,7 +270,7 @@ func (c *cli) open(start bool) (*Window, error) {
 }
 
 // openToRead opens a window that only reads and fails if workflows.json cannot be read.
-func (c *cli) openToRead() (*Window, error) {
+func (c *cli) openToRead() (*Core, error) {
 	w, err := c.open(false)
 	if err != nil {
 		return nil, err
@@ -349,7 +349,7 @@ func (c *cli) run(args []string) int {
 
 // waitFor follows run id to its end, prints its log tail and outcome, and returns 0 if it
 // succeeded, else 1 (130 if interrupted). forwardedTo is the writer that started it.
-func (c *cli) waitFor(w *Window, id string, forwardedTo int) int {
+func (c *cli) waitFor(w *Core, id string, forwardedTo int) int {
 	r, err := c.awaitEnd(w, id, nil)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -417,7 +417,7 @@ func (c *cli) cancel(args []string) int {
 // nothing (see the top of this file). It returns 0, 1 if queued runs could not be started,
 // or 130 if a signal ended the wait (the close then cancels what still runs, as closing
 // any window does).
-func (c *cli) settle(w *Window) int {
+func (c *cli) settle(w *Core) int {
 	t := w.currentTerm()
 	if t == nil || c.ctx.Err() != nil {
 		return exitOK // not the writer, or interrupted: the close does what a close does
@@ -469,7 +469,7 @@ func (c *cli) settle(w *Window) int {
 // record it, the run's journal says so (a run left going by a window that closed). A run
 // that nobody can ever record (its owner and its supervisor are gone, no writer lives) is
 // an error. ctx ending (a signal) returns context.Canceled.
-func (c *cli) awaitEnd(w *Window, id string, each func(r *store.Run)) (store.Run, error) {
+func (c *cli) awaitEnd(w *Core, id string, each func(r *store.Run)) (store.Run, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return store.Run{}, fmt.Errorf("watch %s: %w", w.Home(), err)
@@ -503,7 +503,7 @@ func (c *cli) awaitEnd(w *Window, id string, each func(r *store.Run)) (store.Run
 }
 
 // runState returns run ref as it stands now and whether it has ended (see awaitEnd).
-func (w *Window) runState(ref string) (store.Run, bool, error) {
+func (w *Core) runState(ref string) (store.Run, bool, error) {
 	if doc, changed, err := w.st.Refresh(); err == nil && changed {
 		w.publish(doc)
 	}
@@ -533,7 +533,7 @@ func (w *Window) runState(ref string) (store.Run, bool, error) {
 // liveWriter returns the window that writes now, by the document and the evidence of its
 // liveness (its instance lock): the window a hand-over names, else the recorded writer;
 // nil when neither lives (no window is open).
-func (w *Window) liveWriter(d *store.Doc) *store.Owner {
+func (w *Core) liveWriter(d *store.Doc) *store.Owner {
 	for _, o := range []*store.Owner{d.HandoverTo, d.Writer} {
 		if o != nil {
 			if alive, _ := ownerAlive(w.home, w.Self(), *o); alive {
@@ -546,7 +546,7 @@ func (w *Window) liveWriter(d *store.Doc) *store.Owner {
 
 // findRun returns the run named ref: its id, or its number ("r12" or "12"), from the
 // document or the archive.
-func (w *Window) findRun(ref string) (store.Run, error) {
+func (w *Core) findRun(ref string) (store.Run, error) {
 	seq, byNumber := runNumber(ref)
 	is := func(r *store.Run) bool { return r.ID == ref || (byNumber && r.Seq == seq) }
 	d := w.Snapshot()

@@ -48,7 +48,7 @@ type Request struct {
 // "forwarded_to" (its pid; numbers as json.Number), a refusal is a *ForwardedError, and a
 // request no writer took within ForwardTimeout (or before ctx ended) is withdrawn and
 // refused with workflow.ErrConflict.
-func Call(ctx context.Context, w *Window, req *Request) (map[string]any, error) {
+func Call(ctx context.Context, w *Core, req *Request) (map[string]any, error) {
 	c := &Control{w: w, out: io.Discard}
 	return c.dispatch(ctx, req)
 }
@@ -56,13 +56,13 @@ func Call(ctx context.Context, w *Window, req *Request) (map[string]any, error) 
 // Control serves the headless JSON-lines channel of one window: requests in, one reply per
 // request and one line per event out. Nothing else is written to out.
 type Control struct {
-	w   *Window
+	w   *Core
 	mu  sync.Mutex // serialises lines on out
 	out io.Writer
 }
 
 // NewControl returns a control channel for w writing to out.
-func NewControl(w *Window, out io.Writer) *Control { return &Control{w: w, out: out} }
+func NewControl(w *Core, out io.Writer) *Control { return &Control{w: w, out: out} }
 
 func (c *Control) writeLine(v any) {
 	b, err := json.Marshal(v)

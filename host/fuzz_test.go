@@ -34,7 +34,7 @@ func FuzzParseRequest(f *testing.F) {
 
 var (
 	fuzzWinOnce sync.Once
-	fuzzWin     *Window
+	fuzzWin     *Core
 )
 
 // FuzzControlLines feeds a window's control channel arbitrary input: every output line is

@@ -403,7 +403,7 @@ func runSafeCommand(t *testing.T, problem string) {
 }
 
 // waitSafe waits until window w finds its home safe.
-func waitSafe(t *testing.T, w *Window) {
+func waitSafe(t *testing.T, w *Core) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for w.unsafeHome() != nil {

@@ -17,7 +17,7 @@ type Status struct {
 }
 
 // Status returns the window's role and what it knows of the document. Never blocks on I/O.
-func (w *Window) Status() Status {
+func (w *Core) Status() Status {
 	doc, _ := w.st.View()
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -44,21 +44,21 @@ func (w *Window) Status() Status {
 
 // unreadable returns why workflows.json cannot be read, or nil (a window that only reads
 // because its home cannot be written reads all the same).
-func (w *Window) unreadable() error {
+func (w *Core) unreadable() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.problem
 }
 
-func (w *Window) writerPID() int { return w.Status().WriterPID }
+func (w *Core) writerPID() int { return w.Status().WriterPID }
 
 // Snapshot returns the newest document this window knows. Do not modify it.
-func (w *Window) Snapshot() *store.Doc {
+func (w *Core) Snapshot() *store.Doc {
 	d, _ := w.st.View()
 	return d
 }
 
-func (w *Window) holdsLockNow() bool {
+func (w *Core) holdsLockNow() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.term != nil

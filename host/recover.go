@@ -55,7 +55,7 @@ func PlanHomeRecovery(home string) (*store.Recovery, error) {
 // cannotWrite returns, and closes the window, when the window holds state.lock but cannot
 // write (its home is damaged or unreadable): no other window can write then, so a command
 // says why at once instead of forwarding to a writer that cannot exist.
-func (w *Window) cannotWrite() error {
+func (w *Core) cannotWrite() error {
 	w.mu.Lock()
 	p, held := w.problem, w.term != nil
 	w.mu.Unlock()

@@ -10,13 +10,13 @@ import (
 
 // Intents is what a window can be asked to do: the workflow, run and schedule operations,
 // history and the audit log. The desktop UI and the control channel call the same
-// Intents (Window.Intents). A write goes through the window's writer term and is refused
+// Intents (Core.Intents). A write goes through the window's writer term and is refused
 // with a *ReadOnlyError while the window does not write; each write takes a context, and
 // one whose context ended before its commit began is not made. Safe for concurrent use.
-type Intents struct{ w *Window }
+type Intents struct{ w *Core }
 
 // Intents returns the window's intents service.
-func (w *Window) Intents() *Intents { return &Intents{w: w} }
+func (w *Core) Intents() *Intents { return &Intents{w: w} }
 
 // update applies an intent through the writer term: only a writer whose takeover
 // finished may write.

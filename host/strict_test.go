@@ -15,7 +15,7 @@ import (
 
 // serveLines sends lines to a control channel on w and returns its replies, one per
 // non-blank line, and whether Serve ended on a shutdown.
-func serveLines(t *testing.T, w *Window, lines ...string) ([]map[string]any, bool) {
+func serveLines(t *testing.T, w *Core, lines ...string) ([]map[string]any, bool) {
 	t.Helper()
 	var out bytes.Buffer
 	err := NewControl(w, &out).Serve(strings.NewReader(strings.Join(lines, "\n") + "\n"))

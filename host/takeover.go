@@ -64,7 +64,7 @@ type StepTiming struct {
 // read-only and says why; it tries again when the file changes. Any other failure leaves
 // the term (leave): the lock goes and the window waits for it again.
 // It blocks for the whole takeover, housekeeping included.
-func (w *Window) BecomeWriter() (*Term, error) {
+func (w *Core) BecomeWriter() (*Term, error) {
 	var t *Term                                                                    // the term of the lock won: the window's, now promoting
 	ok, emit := w.move(RolePromoting, nil, func() { t = w.term; w.termWG.Add(1) }) // Close waits for it
 	if !ok {
@@ -179,7 +179,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	return t, nil
 }
 
-func (w *Window) reread() (*store.Doc, error) {
+func (w *Core) reread() (*store.Doc, error) {
 	if skipTakeoverReread() { // a reverse control (hooks_on.go)
 		d, err := w.st.View()
 		return d, err
@@ -191,12 +191,12 @@ func (w *Window) reread() (*store.Doc, error) {
 // unreadable file (the takeover is retried when the file changes); any other failure (a
 // full disk, an I/O error, a lock file replaced under us) must not leave the home without
 // a writer: the lock goes and the window waits for it again a second later.
-func (w *Window) failTakeover(t *Term, err error) {
+func (w *Core) failTakeover(t *Term, err error) {
 	w.opts.Logf("cannot take over: %v", err)
 	w.leave(t, exitFailedTakeover(err))
 }
 
-func (w *Window) auditTakeover(tk Takeover) {
+func (w *Core) auditTakeover(tk Takeover) {
 	rec := store.Takeover{Epoch: tk.Epoch, NewOwner: tk.NewOwner, OldOwner: tk.OldOwner,
 		TookMS: tk.TookMS, CleanedTemps: tk.Cleaned}
 	for _, o := range tk.Reaped {
@@ -219,7 +219,7 @@ func (w *Window) auditTakeover(tk Takeover) {
 // run's markers) before it is failed or re-queued; a run whose supervisor is dead is
 // recorded from its journal if that shows its end. It returns the runs to settle and the
 // runs to adopt; the caller records both with workflow.ApplyReap.
-func (w *Window) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (settle, adopt []workflow.Orphan) {
+func (w *Core) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (settle, adopt []workflow.Orphan) {
 	alive := func(o store.Owner) (bool, string) { return ownerAlive(w.home, self, o) }
 	sup := func(r *store.Run) workflow.Supervision { return workflow.SupervisionOf(w.home, r.ID) }
 	var kill []*store.Run
@@ -247,7 +247,7 @@ func (w *Window) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (s
 
 // onReapFinish is what a run recorded from its journal at a takeover gets, as if its
 // engine had recorded it: a scheduled run settles its schedule (watermark included).
-func (w *Window) onReapFinish(self store.Owner) func(d *store.Doc, r *store.Run) {
+func (w *Core) onReapFinish(self store.Owner) func(d *store.Doc, r *store.Run) {
 	return func(d *store.Doc, r *store.Run) {
 		if r.Schedule != "" {
 			workflow.ScheduleFinished(d, r, workflow.RunOutput{Status: r.Status, Dir: workflow.RunDir(w.home, r.ID)}, w.opts.Now(), self)
@@ -257,7 +257,7 @@ func (w *Window) onReapFinish(self store.Owner) func(d *store.Doc, r *store.Run)
 
 // removeSupervisorFiles removes what the supervisors of settled runs left in runs/, now
 // that their outcome is saved (a live supervisor's files are refused and stay).
-func (w *Window) removeSupervisorFiles(settled []workflow.Orphan) {
+func (w *Core) removeSupervisorFiles(settled []workflow.Orphan) {
 	for _, o := range settled {
 		if o.SupervisorPID != 0 {
 			_ = workflow.RemoveSupervisorFiles(w.home, o.Run)
@@ -266,7 +266,7 @@ func (w *Window) removeSupervisorFiles(settled []workflow.Orphan) {
 }
 
 // follow makes term t follow the runs it adopted, as doc (saved) has them.
-func (w *Window) follow(t *Term, doc *store.Doc, adopted []workflow.Orphan) {
+func (w *Core) follow(t *Term, doc *store.Doc, adopted []workflow.Orphan) {
 	for _, o := range adopted {
 		if r := doc.Run(o.Run); r != nil && r.Status == store.StatusRunning {
 			wf := doc.Workflow(r.Workflow)
@@ -275,7 +275,7 @@ func (w *Window) follow(t *Term, doc *store.Doc, adopted []workflow.Orphan) {
 	}
 }
 
-func (w *Window) auditReap(reaped []workflow.Orphan, reclaims []store.Reclaim, epoch uint64) {
+func (w *Core) auditReap(reaped []workflow.Orphan, reclaims []store.Reclaim, epoch uint64) {
 	for _, r := range reclaims {
 		r.Epoch = epoch
 		_ = w.audit.Append(r)
@@ -296,7 +296,7 @@ func reapedOf(o workflow.Orphan) store.Reaped {
 // state.lock removed by hand) or was fenced; once its owner is dead or has retired that
 // identity, the run is reaped like at a takeover, so no lane stays wedged. It costs one
 // pass over the runs when there is nothing to do.
-func (w *Window) reapForeign(t *Term) {
+func (w *Core) reapForeign(t *Term) {
 	self := t.self
 	w.cleanAbandoned(self)
 	doc := w.Snapshot()
@@ -330,7 +330,7 @@ func (w *Window) reapForeign(t *Term) {
 // cleanAbandoned removes, at most once a second, the temp files and instance files whose
 // creators are proven gone since the takeover looked (a save's temp file of a process
 // that was alive then and died since). The deletion rule is the same as at the takeover.
-func (w *Window) cleanAbandoned(self store.Owner) {
+func (w *Core) cleanAbandoned(self store.Owner) {
 	now := time.Now().UnixNano()
 	if last := w.lastClean.Load(); now-last < int64(time.Second) || !w.lastClean.CompareAndSwap(last, now) {
 		return
@@ -356,7 +356,7 @@ const runsCleanEvery = 30 * time.Second
 //   - the files of supervisors whose runs the document records as ended (or no longer
 //     has): a follower leaves them when its supervisor lingered after writing the end.
 //     RemoveSupervisorFiles refuses while a supervisor holds its lock.
-func (w *Window) cleanRunsFolder() {
+func (w *Core) cleanRunsFolder() {
 	dir := filepath.Join(w.home, "runs")
 	f, err := os.Open(dir)
 	if err != nil {
@@ -387,14 +387,14 @@ func (w *Window) cleanRunsFolder() {
 }
 
 // kick starts the queued runs the lanes allow, if this window writes.
-func (w *Window) kick() {
+func (w *Core) kick() {
 	if t := w.currentTerm(); t != nil {
 		t.kick()
 	}
 }
 
 // LastTakeover returns what this window's last takeover did (zero if none).
-func (w *Window) LastTakeover() Takeover {
+func (w *Core) LastTakeover() Takeover {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.last

@@ -25,11 +25,11 @@ import (
 //
 // A Term of an ended term stays safe to call: Update refuses with a *ReadOnlyError.
 type Term struct {
-	w      *Window
+	w      *Core
 	self   store.Owner    // the window's identity for the whole term
 	lock   *flock.Flock   // the handle that won state.lock: let go (or closed) when the term is left
 	held   syscall.Stat_t // the state.lock file this term holds; never changes
-	phase  termPhase      // guarded by w.mu; changes only through Window.move
+	phase  termPhase      // guarded by w.mu; changes only through Core.move
 	epoch  uint64         // set by BecomeWriter before the term writes
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -48,7 +48,7 @@ const (
 
 // newTerm returns the term of window w whose handle lock won the state.lock file held; it
 // runs nothing.
-func newTerm(w *Window, self store.Owner, lock *flock.Flock, held syscall.Stat_t) *Term {
+func newTerm(w *Core, self store.Owner, lock *flock.Flock, held syscall.Stat_t) *Term {
 	ctx, cancel := context.WithCancelCause(w.ctx)
 	return &Term{w: w, self: self, lock: lock, held: held, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
 }
