@@ -43,8 +43,8 @@ type Options struct {
 	MustExist bool
 }
 
-// Core is one Baton window on a home folder: a reader that follows the writer, or the
-// writer. Create it with Open, subscribe, then call Start. Safe for concurrent use.
+// Core is the core of one process on a home folder (a window, a headless process, a
+// command or tick): a reader that follows the writer, or the writer. Create it with Open, subscribe, then call Start. Safe for concurrent use.
 type Core struct {
 	home  string
 	self  store.Owner
