@@ -18,19 +18,14 @@ import (
 
 // The child-process harness: the test binary re-runs itself as a headless window when
 // BATON_TEST_CHILD is set, so every multi-process test uses real processes, the real
-// state.lock and real kill -9.
+// state.lock and real kill -9. TestMain, which picks the child's mode, is in main_test.go.
 
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg { // a run's supervisor
-		os.Exit(workflow.SuperviseMain(os.Args[2:]))
-	}
-	switch os.Getenv("BATON_TEST_CHILD") {
-	case "headless":
-		os.Exit(childMain())
-	case "tick":
-		os.Exit(TickOnce(os.Getenv("BATON_TEST_HOME"), Options{Now: testClock()}, os.Stdout))
-	}
-	os.Exit(m.Run())
+// ChildMain is the test binary as a headless window (BATON_TEST_CHILD=headless).
+func ChildMain() int { return childMain() }
+
+// TickChild is the test binary as `baton tick --once` (BATON_TEST_CHILD=tick).
+func TickChild() int {
+	return TickOnce(os.Getenv("BATON_TEST_HOME"), Options{Now: testClock()}, os.Stdout)
 }
 
 func childMain() int {

@@ -172,7 +172,7 @@ func (c *Control) handleLine(line []byte) bool {
 	}
 	reply, err := c.dispatch(context.Background(), req)
 	if err != nil {
-		e := errReply(req.ID, codeOf(err), err.Error())
+		e := errReply(req.ID, ErrorCode(err), err.Error())
 		if fe := (*ForwardedError)(nil); errors.As(err, &fe) {
 			e["forwarded_to"] = fe.WriterPID
 		}
@@ -443,8 +443,9 @@ func rawOrNull(id json.RawMessage) any {
 	return id
 }
 
-// codeOf maps an error to a control-channel code.
-func codeOf(err error) string {
+// ErrorCode maps an error to its control-channel code (read_only, invalid, not_found,
+// conflict, internal, or the code a forwarding writer answered).
+func ErrorCode(err error) string {
 	if fe := (*ForwardedError)(nil); errors.As(err, &fe) && fe.Code != "" {
 		return fe.Code // the writer's code, as it answered
 	}

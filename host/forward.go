@@ -575,12 +575,12 @@ func (w *Core) applyForwarded(t *Term, fr *forwardRequest, live map[string]bool)
 		return b, nil
 	case errors.Is(err, errAlreadyApplied):
 		return w.appliedOutcome(fr.ID), nil
-	case codeOf(err) == "read_only":
+	case ErrorCode(err) == "read_only":
 		return nil, err
 	}
 	// Nothing was applied: the refusal is recorded before it is answered, so that a
 	// writer that finds this request again answers the same, not applies it.
-	out := errOutcome(codeOf(err), err)
+	out := errOutcome(ErrorCode(err), err)
 	_, err = t.Update(t.ctx, func(d *store.Doc) error {
 		if appliedIndex(d, fr.ID) >= 0 {
 			return errAlreadyApplied

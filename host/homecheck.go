@@ -374,6 +374,6 @@ func (w *Core) auditRefusedLog(r *store.Run) {
 	if r.Status != store.StatusFailed || !strings.Contains(r.Error, store.ErrNotOurs.Error()) {
 		return
 	}
-	p := logPath(r, w.home)
+	p := RunLogPath(r, w.home)
 	w.auditOnce(p+"\x00log", store.Unsafe{Path: p, Problem: r.Error, Action: "refused: the run failed, and nothing was written through it"})
 }

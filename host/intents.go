@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"baton/store"
@@ -272,14 +273,27 @@ func (s *Intents) History(q store.HistoryQuery) (store.HistoryPage, error) {
 func (s *Intents) RunNow(ctx context.Context, name, task string) (id string, forwardedTo int, err error) {
 	rep, err := Call(ctx, s.w, &Request{Op: "start_run", Name: name, Task: task, Forward: true})
 	id, _ = rep["run"].(string)
-	return id, forwardedPID(rep), err
+	return id, ForwardedTo(rep), err
 }
 
 // CancelNow cancels run id in the writer, wherever it is, as RunNow starts one.
 func (s *Intents) CancelNow(ctx context.Context, id string) (forwardedTo int, err error) {
 	rep, err := Call(ctx, s.w, &Request{Op: "cancel_run", Run: id, Forward: true})
-	return forwardedPID(rep), err
+	return ForwardedTo(rep), err
 }
 
-// forwardedPID is a reply's "forwarded_to": the writer's pid, 0 when not forwarded.
-func forwardedPID(rep map[string]any) int { return intOf(rep["forwarded_to"]) }
+// ForwardedTo is a reply's "forwarded_to": the writer's pid, 0 when not forwarded.
+func ForwardedTo(rep map[string]any) int { return intOf(rep["forwarded_to"]) }
+
+// intOf reads a number from a reply: an int when made in this process, a json.Number
+// when forwarded.
+func intOf(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case json.Number:
+		i, _ := n.Int64()
+		return int(i)
+	}
+	return 0
+}

@@ -239,7 +239,7 @@ func TestSetRetention(t *testing.T) {
 		t.Errorf("home retention %+v", r)
 	}
 	for _, bad := range []string{``, `{"keep_runz":1}`, `{"keep_for":"-1h"}`, `{"keep_runs":-1}`} {
-		if _, err := setRetentionOp(ctx, in, "", json.RawMessage(bad)); codeOf(err) != "invalid" {
+		if _, err := setRetentionOp(ctx, in, "", json.RawMessage(bad)); ErrorCode(err) != "invalid" {
 			t.Errorf("set_retention %s: %v, want invalid", bad, err)
 		}
 	}

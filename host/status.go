@@ -42,9 +42,9 @@ func (w *Core) Status() Status {
 	return s
 }
 
-// unreadable returns why workflows.json cannot be read, or nil (a window that only reads
+// Unreadable returns why workflows.json cannot be read, or nil (a window that only reads
 // because its home cannot be written reads all the same).
-func (w *Core) unreadable() error {
+func (w *Core) Unreadable() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.problem

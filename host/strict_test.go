@@ -118,7 +118,7 @@ func TestWorkflowNamesRefuseControlCharacters(t *testing.T) {
 			t.Errorf("intents rename to %q: %v, want a field error on name", name, err)
 		}
 		_, err := Call(ctx, b, &Request{Op: "add_workflow", Workflow: json.RawMessage(`{"name":` + string(raw) + `,"steps":[{"argv":["true"]}]}`), Forward: true})
-		if codeOf(err) != "invalid" {
+		if ErrorCode(err) != "invalid" {
 			t.Errorf("forwarded, name %q: %v, want invalid", name, err)
 		}
 	}
