@@ -16,6 +16,7 @@ import (
 
 	"baton/host"
 	"baton/host/cli"
+	"baton/host/control"
 	"baton/ui"
 	_ "baton/ui/quietlocale" // no "Fyne error: Error parsing user locale C" under LANG=C.UTF-8
 	"baton/workflow"
@@ -63,7 +64,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *headless {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-		if err := host.RunHeadless(*home, opts, stdin, stdout, stop); err != nil {
+		if err := control.RunHeadless(*home, opts, stdin, stdout, stop); err != nil {
 			fmt.Fprintf(stderr, "baton: %v\n", err)
 			return 1
 		}

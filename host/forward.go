@@ -563,8 +563,7 @@ func (w *Core) answerClaimed(t *Term, path, id string, live map[string]bool) {
 // answered from the document. An error means the term ended before it was applied.
 func (w *Core) applyForwarded(t *Term, fr *forwardRequest, live map[string]bool) (json.RawMessage, error) {
 	rec := &forwarded{id: fr.ID, live: live, at: w.opts.Now().UTC()}
-	c := &Control{w: w, out: io.Discard}
-	reply, err := c.dispatch(context.WithValue(t.ctx, forwardedKey{}, rec), &fr.Request)
+	reply, err := dispatch(context.WithValue(t.ctx, forwardedKey{}, rec), w, &fr.Request)
 	switch {
 	case err == nil:
 		store.Failpoint("forward.after-apply")

@@ -151,11 +151,9 @@ func TestNetworkFilesystemDetection(t *testing.T) {
 			break
 		}
 	}
-	var out bytes.Buffer
-	c := NewControl(w, &out)
-	c.handleLine([]byte(`{"id":1,"op":"status"}`))
-	if !strings.Contains(out.String(), `"warning":"the home folder`) {
-		t.Fatalf("status reply lacks the warning: %s", out.String())
+	rep, err := Call(context.Background(), w, &Request{Op: "status"}) // as the control channel answers it
+	if line, _ := json.Marshal(Reply(json.RawMessage("1"), rep, err)); !strings.Contains(string(line), `"warning":"the home folder`) {
+		t.Fatalf("status reply lacks the warning: %s", line)
 	}
 }
 
