@@ -21,13 +21,14 @@ func (w *Core) Intents() *Intents { return &Intents{w: w} }
 
 // update applies an intent through the writer term: only a writer whose takeover
 // finished may write.
-func (s *Intents) update(ctx context.Context, fn func(*store.Doc) error) (*store.Doc, error) {
+// It returns the term that saved, for the record of the change (Term.note).
+func (s *Intents) update(ctx context.Context, fn func(*store.Doc) error) (*store.Doc, *Term, error) {
 	w := s.w
 	w.mu.Lock()
 	role, problem, t, held := w.roleLocked(), w.problem, w.writingLocked(), w.term != nil
 	w.mu.Unlock()
 	if role == RoleClosed {
-		return nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
 	if t == nil {
 		pid := w.writerPID()
@@ -48,25 +49,17 @@ func (s *Intents) update(ctx context.Context, fn func(*store.Doc) error) (*store
 		if unsafe := w.unsafeHome(); unsafe != nil {
 			e.Problem = unsafe.Error()
 		}
-		return nil, e
+		return nil, nil, e
 	}
-	return t.Update(ctx, fn)
-}
-
-// note appends rec, a person's change that was just saved, to the audit log (the
-// Activity tab lists it). The change stands whatever happens to its record: a failed
-// append is logged, never returned.
-func (s *Intents) note(rec store.Record) {
-	if err := s.w.audit.Append(rec); err != nil {
-		s.w.opts.Logf("a saved change is not in the audit log yet: %v", err)
-	}
+	d, err := t.Update(ctx, fn)
+	return d, t, err
 }
 
 // AddWorkflow adds a workflow definition and returns the generation saved.
 func (s *Intents) AddWorkflow(ctx context.Context, def store.Workflow) (uint64, error) {
-	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.AddWorkflow(d, def) })
+	d, t, err := s.update(ctx, func(d *store.Doc) error { return workflow.AddWorkflow(d, def) })
 	if err == nil {
-		s.note(store.WorkflowChange{Action: store.ChangeCreated, Workflow: def.Name, Generation: gen(d)})
+		t.note(store.WorkflowChange{Action: store.ChangeCreated, Workflow: def.Name, Generation: gen(d)})
 	}
 	return gen(d), err
 }
@@ -74,9 +67,9 @@ func (s *Intents) AddWorkflow(ctx context.Context, def store.Workflow) (uint64, 
 // UpdateWorkflow replaces the definition with the same name.
 func (s *Intents) UpdateWorkflow(ctx context.Context, def store.Workflow) (uint64, error) {
 	w := s.w
-	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.UpdateWorkflow(d, def) })
+	d, t, err := s.update(ctx, func(d *store.Doc) error { return workflow.UpdateWorkflow(d, def) })
 	if err == nil {
-		s.note(store.WorkflowChange{Action: store.ChangeUpdated, Workflow: def.Name, Generation: gen(d)})
+		t.note(store.WorkflowChange{Action: store.ChangeUpdated, Workflow: def.Name, Generation: gen(d)})
 		w.kick() // a larger max_concurrent may free slots
 	}
 	return gen(d), err
@@ -84,9 +77,9 @@ func (s *Intents) UpdateWorkflow(ctx context.Context, def store.Workflow) (uint6
 
 // DeleteWorkflow removes a workflow that has no active runs.
 func (s *Intents) DeleteWorkflow(ctx context.Context, name string) (uint64, error) {
-	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.DeleteWorkflow(d, name) })
+	d, t, err := s.update(ctx, func(d *store.Doc) error { return workflow.DeleteWorkflow(d, name) })
 	if err == nil {
-		s.note(store.WorkflowChange{Action: store.ChangeDeleted, Workflow: name, Generation: gen(d)})
+		t.note(store.WorkflowChange{Action: store.ChangeDeleted, Workflow: name, Generation: gen(d)})
 	}
 	return gen(d), err
 }
@@ -101,7 +94,7 @@ func (s *Intents) StartRun(ctx context.Context, name, task string) (store.Run, u
 		run, err = workflow.Enqueue(d, name, task, w.opts.Now())
 		return err
 	}
-	update := func(fn func(*store.Doc) error) (*store.Doc, error) { return s.update(ctx, fn) }
+	update := func(fn func(*store.Doc) error) (*store.Doc, error) { d, _, err := s.update(ctx, fn); return d, err }
 	var d *store.Doc
 	var started []string
 	var err error
@@ -129,7 +122,7 @@ func (s *Intents) CancelRun(ctx context.Context, id string) (uint64, error) {
 	w := s.w
 	var running, ours bool
 	self := w.Self()
-	d, err := s.update(ctx, func(d *store.Doc) error {
+	d, _, err := s.update(ctx, func(d *store.Doc) error {
 		r := d.Run(id)
 		switch {
 		case r == nil:
@@ -177,14 +170,14 @@ func (s *Intents) CancelRun(ctx context.Context, id string) (uint64, error) {
 func (s *Intents) AddSchedule(ctx context.Context, sc store.Schedule) (store.Schedule, uint64, error) {
 	w := s.w
 	var out store.Schedule
-	d, err := s.update(ctx, func(d *store.Doc) error {
+	d, t, err := s.update(ctx, func(d *store.Doc) error {
 		var err error
 		out, err = workflow.AddSchedule(d, sc, w.opts.Now())
 		return err
 	})
 	w.wakeScheduler()
 	if err == nil {
-		s.note(scheduleChange(store.ChangeCreated, out, gen(d)))
+		t.note(scheduleChange(store.ChangeCreated, out, gen(d)))
 	}
 	return out, gen(d), err
 }
@@ -193,10 +186,10 @@ func (s *Intents) AddSchedule(ctx context.Context, sc store.Schedule) (store.Sch
 // resumes a paused schedule (see workflow.EditSchedule). It blocks until saved.
 func (s *Intents) EditSchedule(ctx context.Context, id string, e workflow.ScheduleEdit) (uint64, error) {
 	w := s.w
-	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.EditSchedule(d, id, e, w.opts.Now()) })
+	d, t, err := s.update(ctx, func(d *store.Doc) error { return workflow.EditSchedule(d, id, e, w.opts.Now()) })
 	w.wakeScheduler()
 	if err == nil {
-		s.note(scheduleChange(store.ChangeUpdated, scheduleIn(d, id), gen(d)))
+		t.note(scheduleChange(store.ChangeUpdated, scheduleIn(d, id), gen(d)))
 	}
 	return gen(d), err
 }
@@ -205,10 +198,10 @@ func (s *Intents) EditSchedule(ctx context.Context, id string, e workflow.Schedu
 // shows), keeping its state and its pausing.
 func (s *Intents) UpdateSchedule(ctx context.Context, sc store.Schedule) (uint64, error) {
 	w := s.w
-	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.UpdateSchedule(d, sc, w.opts.Now()) })
+	d, t, err := s.update(ctx, func(d *store.Doc) error { return workflow.UpdateSchedule(d, sc, w.opts.Now()) })
 	w.wakeScheduler()
 	if err == nil {
-		s.note(scheduleChange(store.ChangeUpdated, scheduleIn(d, sc.ID), gen(d)))
+		t.note(scheduleChange(store.ChangeUpdated, scheduleIn(d, sc.ID), gen(d)))
 	}
 	return gen(d), err
 }
@@ -216,12 +209,12 @@ func (s *Intents) UpdateSchedule(ctx context.Context, sc store.Schedule) (uint64
 // DeleteSchedule removes a schedule.
 func (s *Intents) DeleteSchedule(ctx context.Context, id string) (uint64, error) {
 	var gone store.Schedule
-	d, err := s.update(ctx, func(d *store.Doc) error {
+	d, t, err := s.update(ctx, func(d *store.Doc) error {
 		gone = scheduleIn(d, id)
 		return workflow.DeleteSchedule(d, id)
 	})
 	if err == nil {
-		s.note(store.ScheduleChange{Action: store.ChangeDeleted, Schedule: id, Workflow: gone.Workflow, Generation: gen(d)})
+		t.note(store.ScheduleChange{Action: store.ChangeDeleted, Schedule: id, Workflow: gone.Workflow, Generation: gen(d)})
 	}
 	return gen(d), err
 }
@@ -229,14 +222,14 @@ func (s *Intents) DeleteSchedule(ctx context.Context, id string) (uint64, error)
 // PauseSchedule pauses (true) or resumes (false) a schedule.
 func (s *Intents) PauseSchedule(ctx context.Context, id string, paused bool) (uint64, error) {
 	w := s.w
-	d, err := s.update(ctx, func(d *store.Doc) error { return workflow.PauseSchedule(d, id, paused, w.opts.Now()) })
+	d, t, err := s.update(ctx, func(d *store.Doc) error { return workflow.PauseSchedule(d, id, paused, w.opts.Now()) })
 	w.wakeScheduler()
 	if err == nil {
 		act := store.ChangeResumed
 		if paused {
 			act = store.ChangePaused
 		}
-		s.note(store.ScheduleChange{Action: act, Schedule: id, Workflow: scheduleIn(d, id).Workflow, Generation: gen(d)})
+		t.note(store.ScheduleChange{Action: act, Schedule: id, Workflow: scheduleIn(d, id).Workflow, Generation: gen(d)})
 	}
 	return gen(d), err
 }

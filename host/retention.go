@@ -115,7 +115,7 @@ func (w *Core) retentionPass(t *Term) {
 		w.opts.Logf("retention: %d logs (%d bytes) and %d archived runs removed, %d left for the next pass, in %s",
 			rep.LogsRemoved, rep.LogBytes, rep.Archive.Dropped, rep.Pending, rep.Took)
 		// The audit log says where the history went (the Activity tab shows it).
-		if err := w.audit.Append(store.RetentionPass{LogsRemoved: rep.LogsRemoved, LogBytes: rep.LogBytes,
+		if err := t.audit(store.RetentionPass{LogsRemoved: rep.LogsRemoved, LogBytes: rep.LogBytes,
 			ArchivedRemoved: rep.Archive.Dropped, ByRule: rep.ByRule, ByCap: rep.ByCap, Pending: rep.Pending,
 			KeptBytes: rep.KeptBytes, TookMS: ms(rep.Took)}); err != nil {
 			w.opts.Logf("retention: %v", err)
@@ -234,7 +234,7 @@ func (s *Intents) SetRetention(ctx context.Context, name string, r *store.Retent
 	if err := r.Validate(name == ""); err != nil {
 		return 0, fmt.Errorf("%w: %w", workflow.ErrInvalid, err)
 	}
-	d, err := s.update(ctx, func(d *store.Doc) error {
+	d, _, err := s.update(ctx, func(d *store.Doc) error {
 		cur := &d.Retention
 		if name != "" {
 			wf := d.Workflow(name)

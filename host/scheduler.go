@@ -91,7 +91,7 @@ func (w *Core) schedulePassAsOf(t *Term, asOf time.Time, tick bool) time.Time {
 		if dec.Kind == "started" {
 			started = true
 		} else {
-			w.auditDecision(dec)
+			w.auditDecision(t, dec)
 		}
 		// The request is saved in the run; the engine is told at once, with the same
 		// words its follower passes on if this misses it (a run it does not follow yet).
@@ -109,9 +109,9 @@ func (w *Core) schedulePassAsOf(t *Term, asOf time.Time, tick bool) time.Time {
 	return next
 }
 
-func (w *Core) auditDecision(dec workflow.Decision) {
+func (w *Core) auditDecision(t *Term, dec workflow.Decision) {
 	if rec := dec.Record(); rec != nil {
-		_ = w.audit.Append(rec)
+		_ = t.audit(rec)
 	}
 }
 

@@ -168,7 +168,7 @@ func (w *Core) BecomeWriter() (*Term, error) {
 	// reaps, and should have said so), housekeeping, then start queued runs. Yield first so
 	// the writer event reaches subscribers before this goroutine's fsyncs.
 	runtime.Gosched()
-	w.auditTakeover(tk)
+	w.auditTakeover(t, tk)
 	if err := t.keepPrevious(); err != nil {
 		w.opts.Logf("%v", err)
 	}
@@ -196,7 +196,7 @@ func (w *Core) failTakeover(t *Term, err error) {
 	w.leave(t, exitFailedTakeover(err))
 }
 
-func (w *Core) auditTakeover(tk Takeover) {
+func (w *Core) auditTakeover(t *Term, tk Takeover) {
 	rec := store.Takeover{Epoch: tk.Epoch, NewOwner: tk.NewOwner, OldOwner: tk.OldOwner,
 		TookMS: tk.TookMS, CleanedTemps: tk.Cleaned}
 	for _, o := range tk.Reaped {
@@ -208,8 +208,8 @@ func (w *Core) auditTakeover(tk Takeover) {
 	for _, s := range tk.Steps {
 		rec.Steps = append(rec.Steps, store.TakeoverStep{Name: s.Name, MS: s.MS})
 	}
-	_ = w.audit.Append(rec)
-	w.auditReap(append(append([]workflow.Orphan(nil), tk.Reaped...), tk.Adopted...), tk.reclaims, tk.Epoch)
+	_ = t.audit(rec)
+	w.auditReap(t, append(append([]workflow.Orphan(nil), tk.Reaped...), tk.Adopted...), tk.reclaims, tk.Epoch)
 }
 
 // killOrphans finds the running runs of doc whose owners are dead (by evidence: their
@@ -275,13 +275,13 @@ func (w *Core) follow(t *Term, doc *store.Doc, adopted []workflow.Orphan) {
 	}
 }
 
-func (w *Core) auditReap(reaped []workflow.Orphan, reclaims []store.Reclaim, epoch uint64) {
+func (w *Core) auditReap(t *Term, reaped []workflow.Orphan, reclaims []store.Reclaim, epoch uint64) {
 	for _, r := range reclaims {
 		r.Epoch = epoch
-		_ = w.audit.Append(r)
+		_ = t.audit(r)
 	}
 	for _, o := range reaped {
-		_ = w.audit.Append(store.Reap{Epoch: epoch, Reaped: reapedOf(o)})
+		_ = t.audit(store.Reap{Epoch: epoch, Reaped: reapedOf(o)})
 	}
 }
 
@@ -298,7 +298,7 @@ func reapedOf(o workflow.Orphan) store.Reaped {
 // pass over the runs when there is nothing to do.
 func (w *Core) reapForeign(t *Term) {
 	self := t.self
-	w.cleanAbandoned(self)
+	w.cleanAbandoned(t)
 	doc := w.Snapshot()
 	foreign := false
 	for i := range doc.Runs {
@@ -323,20 +323,21 @@ func (w *Core) reapForeign(t *Term) {
 	}
 	w.removeSupervisorFiles(settle)
 	w.follow(t, saved, adopt)
-	w.auditReap(append(append([]workflow.Orphan(nil), settle...), adopt...), reclaims, saved.Epoch)
+	w.auditReap(t, append(append([]workflow.Orphan(nil), settle...), adopt...), reclaims, saved.Epoch)
 	t.kick()
 }
 
 // cleanAbandoned removes, at most once a second, the temp files and instance files whose
 // creators are proven gone since the takeover looked (a save's temp file of a process
 // that was alive then and died since). The deletion rule is the same as at the takeover.
-func (w *Core) cleanAbandoned(self store.Owner) {
+func (w *Core) cleanAbandoned(t *Term) {
+	self := t.self
 	now := time.Now().UnixNano()
 	if last := w.lastClean.Load(); now-last < int64(time.Second) || !w.lastClean.CompareAndSwap(last, now) {
 		return
 	}
 	if rm := store.CleanTemps(w.home, proc.TagGone); len(rm) > 0 {
-		_ = w.audit.Append(store.Clean{Removed: rm})
+		_ = t.audit(store.Clean{Removed: rm})
 	}
 	cleanInstances(w.home, self)
 	// runs/ holds a log per run (hundreds of thousands in a busy home): it is looked

@@ -171,6 +171,22 @@ func (t *Term) appendArchive(runs []store.Run) error {
 	return t.w.st.Archive().Append(runs)
 }
 
+// audit appends rec, a record only a writer makes (its takeover and reaps, a change it
+// saved, a scheduling decision, a retention pass, a clean, a hand-over, its shutdown), to
+// the audit log. It is the term's so that a reader, which has none, cannot reach it. It
+// does not refuse once the term has ended: what the term did is recorded even when the
+// term ends right after.
+func (t *Term) audit(rec store.Record) error { return t.w.audit.Append(rec) }
+
+// note appends rec, a person's change that the term just saved, to the audit log (the
+// Activity tab lists it). The change stands whatever happens to its record: a failed
+// append is logged, never returned.
+func (t *Term) note(rec store.Record) {
+	if err := t.audit(rec); err != nil {
+		t.w.opts.Logf("a saved change is not in the audit log yet: %v", err)
+	}
+}
+
 // updater is Update for the executor and the scheduler of the term.
 func (t *Term) updater() workflow.Updater {
 	return func(fn func(*store.Doc) error) (*store.Doc, error) { return t.Update(t.ctx, fn) }
@@ -217,7 +233,7 @@ func (t *Term) Resign(ctx context.Context, heir store.Owner) error {
 	if err != nil {
 		return err
 	}
-	_ = w.audit.Append(store.Handover{Epoch: t.epoch, From: t.self, To: heir, Runs: running})
+	_ = t.audit(store.Handover{Epoch: t.epoch, From: t.self, To: heir, Runs: running})
 	if !w.leave(t, exitHandOver(heir)) {
 		return t.endedError()
 	}
@@ -241,7 +257,7 @@ func (t *Term) farewell() {
 	})
 	_ = w.st.Checkpoint() // workflows.json alone is complete when no window writes
 	_ = t.keepPrevious()
-	_ = w.audit.Append(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
+	_ = t.audit(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
 	if err := w.audit.Close(); err != nil { // no more retries: this window writes no more
 		w.opts.Logf("%v", err)
 	}

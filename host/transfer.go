@@ -205,7 +205,7 @@ var ErrImportConflict = errors.New("the import conflicts with this home")
 // window's import is refused like any write.
 func (s *Intents) Import(ctx context.Context, f ExportFile) (ImportPlan, error) {
 	var p ImportPlan
-	d, err := s.update(ctx, func(d *store.Doc) error {
+	d, t, err := s.update(ctx, func(d *store.Doc) error {
 		p = ImportPlan{}
 		if c := applyImport(d, f, &p, s.w.opts.Now()); len(c) > 0 {
 			p.Conflicts = c
@@ -217,10 +217,10 @@ func (s *Intents) Import(ctx context.Context, f ExportFile) (ImportPlan, error) 
 		return p, err
 	}
 	for _, n := range p.Add {
-		s.note(store.WorkflowChange{Action: store.ChangeCreated, Workflow: n, Generation: gen(d)})
+		t.note(store.WorkflowChange{Action: store.ChangeCreated, Workflow: n, Generation: gen(d)})
 	}
 	for _, n := range p.Change {
-		s.note(store.WorkflowChange{Action: store.ChangeUpdated, Workflow: n, Generation: gen(d)})
+		t.note(store.WorkflowChange{Action: store.ChangeUpdated, Workflow: n, Generation: gen(d)})
 	}
 	s.w.kick()
 	s.w.wakeScheduler()
