@@ -494,6 +494,12 @@ func closingCancels(d *store.Doc, self store.Owner) []string {
 	return cancel
 }
 
+// goTerm runs fn in a goroutine of the writer terms, which Close waits for.
+func (w *Core) goTerm(fn func()) {
+	w.termWG.Add(1)
+	go func() { defer w.termWG.Done(); fn() }()
+}
+
 func (w *Core) epoch() uint64 {
 	d, _ := w.st.View()
 	return d.Epoch
