@@ -15,6 +15,8 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"baton/host"
+	"baton/host/cli"
+	"baton/host/control"
 	"baton/ui"
 	_ "baton/ui/quietlocale" // no "Fyne error: Error parsing user locale C" under LANG=C.UTF-8
 	"baton/workflow"
@@ -32,7 +34,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "tick" {
 		return tick(args[1:], stdout, stderr)
 	}
-	if len(args) > 0 && host.IsCommand(args[0]) { // run, status, workflows, runs, logs, cancel
+	if len(args) > 0 && cli.IsCommand(args[0]) { // run, status, workflows, runs, logs, cancel
 		return command(args, stdout, stderr)
 	}
 	fs, home := newFlags("baton", stderr)
@@ -40,7 +42,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: baton [--home DIR] [--headless]\n%s       baton tick --once [--home DIR]\n       baton --version\n\nFlags:\n",
-			host.CommandUsage())
+			cli.CommandUsage())
 		fs.PrintDefaults()
 	}
 	if code, ok := parse(fs, args); !ok {
@@ -62,7 +64,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *headless {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-		if err := host.RunHeadless(*home, opts, stdin, stdout, stop); err != nil {
+		if err := control.RunHeadless(*home, opts, stdin, stdout, stop); err != nil {
 			fmt.Fprintf(stderr, "baton: %v\n", err)
 			return 1
 		}
@@ -124,12 +126,12 @@ func tick(args []string, stdout, stderr io.Writer) int {
 	return host.TickOnce(*home, host.Options{Logf: logger.Printf}, stdout)
 }
 
-// command is one of the command-line subcommands (host.Command): a signal ends its wait.
+// command is one of the command-line subcommands (cli.Command): a signal ends its wait.
 func command(args []string, stdout, stderr io.Writer) int {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	logger := log.New(stderr, "baton "+args[0]+": ", log.LstdFlags|log.Lmicroseconds)
-	return host.Command(args, host.Options{Logf: logger.Printf}, stdout, stderr, stop)
+	return cli.Command(args, host.Options{Logf: logger.Printf}, stdout, stderr, stop)
 }
 
 // newFlags returns a flag set that reports to stderr, with the --home flag every command has.
@@ -149,7 +151,7 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 		}
 		return 2, false
 	}
-	if host.HomeFlagEmpty(fs) {
+	if cli.HomeFlagEmpty(fs) {
 		fmt.Fprintf(fs.Output(), "%s: --home is empty: name a folder, or leave --home out for the default home\n", fs.Name())
 		return 2, false
 	}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"sync"
 	"syscall"
 	"testing"
@@ -18,22 +17,18 @@ import (
 
 // The child-process harness: the test binary re-runs itself as a headless window when
 // BATON_TEST_CHILD is set, so every multi-process test uses real processes, the real
-// state.lock and real kill -9.
+// state.lock and real kill -9. TestMain, which picks the child's mode, is in main_test.go.
 
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg { // a run's supervisor
-		os.Exit(workflow.SuperviseMain(os.Args[2:]))
-	}
-	switch os.Getenv("BATON_TEST_CHILD") {
-	case "headless":
-		os.Exit(childMain())
-	case "tick":
-		os.Exit(TickOnce(os.Getenv("BATON_TEST_HOME"), Options{Now: testClock()}, os.Stdout))
-	}
-	os.Exit(m.Run())
+// ChildOptions are the options of the test binary as a headless window
+// (BATON_TEST_CHILD=headless), which TestMain serves with control.RunHeadless.
+func ChildOptions() Options { return childOptions() }
+
+// TickChild is the test binary as `baton tick --once` (BATON_TEST_CHILD=tick).
+func TickChild() int {
+	return TickOnce(os.Getenv("BATON_TEST_HOME"), Options{Now: testClock()}, os.Stdout)
 }
 
-func childMain() int {
+func childOptions() Options {
 	opts := Options{Now: testClock(), Logf: func(f string, a ...any) {
 		fmt.Fprintf(os.Stderr, "child %d: "+f+"\n", append([]any{os.Getpid()}, a...)...)
 	}}
@@ -43,13 +38,7 @@ func childMain() int {
 	if os.Getenv("BATON_TEST_RETENTION_NOW") == "1" { // a retention pass right after the takeover
 		retentionFirst = time.Millisecond
 	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM)
-	if err := RunHeadless(os.Getenv("BATON_TEST_HOME"), opts, os.Stdin, os.Stdout, stop); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+	return opts
 }
 
 // testClock is the child's clock (Options.Now): with BATON_TEST_NOW set (RFC 3339), time

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,28 +17,62 @@ import (
 	"baton/store"
 )
 
-// These tests run the command line in this process (Command) against real windows: the
-// command's own, headless child windows, and the runs' supervisors. The real binary is
-// driven by ui/cli_run_test.go.
+// These tests run the command line (package host/cli) as a child process of the test
+// binary (main_test.go), against real windows: the command's own, headless child windows,
+// and the runs' supervisors. The real binary is driven by ui/cli_run_test.go.
+
+// The command line's exit codes (host/cli).
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// runResult and statusResult are what the commands print with --json (host/cli), as far
+// as these tests read them.
+type runResult struct {
+	ID          string `json:"id"`
+	Status      string `json:"status"`
+	ExitCode    *int   `json:"exit_code,omitempty"`
+	LogTail     string `json:"log_tail,omitempty"`
+	Output      string `json:"output,omitempty"`
+	ForwardedTo int    `json:"forwarded_to,omitempty"`
+}
+
+type statusResult struct {
+	Writer *store.Owner `json:"writer"`
+}
 
 type cliOut struct {
 	code           int
 	stdout, stderr string
 }
 
-// cliCmd runs one command in this process; no signal ever comes.
+// cliCmd runs one command on home and waits for it.
 func cliCmd(home string, args ...string) cliOut {
-	var out, errb lockedBuf
-	code := Command(append(args, "--home", home), Options{}, &out, &errb, make(chan os.Signal))
-	return cliOut{code, out.String(), errb.String()}
+	var out lockedBuf
+	return <-cliStart(&out, append(args, "--home", home))
 }
 
-// cliAsync runs one command in a goroutine; out is filled as it prints.
+// cliAsync runs one command on home; out is filled as it prints.
 func cliAsync(home string, out *lockedBuf, args ...string) <-chan cliOut {
+	return cliStart(out, append(args, "--home", home))
+}
+
+// cliStart starts the command args (args[0] is its name) as a child process; its exit
+// code (-1 if it could not start or was killed) and output come on the channel.
+func cliStart(out *lockedBuf, args []string) <-chan cliOut {
 	done := make(chan cliOut, 1)
+	b, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BATON_TEST_CHILD=cli", "BATON_TEST_CLI_ARGS="+string(b))
+	var errb lockedBuf
+	cmd.Stdout, cmd.Stderr = out, &errb
 	go func() {
-		var errb lockedBuf
-		code := Command(append(args, "--home", home), Options{}, out, &errb, make(chan os.Signal))
+		code := -1
+		if err := cmd.Run(); err == nil || cmd.ProcessState != nil {
+			code = cmd.ProcessState.ExitCode()
+		}
 		done <- cliOut{code, out.String(), errb.String()}
 	}()
 	return done

@@ -126,15 +126,12 @@ func TestDamagedHomeRefusedThenRecovered(t *testing.T) {
 			if r := b.do(addWF("intruder", 1, "fail")); r["ok"] == true {
 				t.Fatalf("a window wrote on a damaged home: %v", r)
 			}
-			var out, errb bytes.Buffer
-			if code := Command([]string{"status", "--home", home}, Options{}, &out, &errb, nil); !strings.Contains(out.String()+errb.String(), "damaged") ||
-				!strings.Contains(out.String()+errb.String(), "baton recover") {
-				t.Fatalf("baton status on a damaged home: exit %d: %s%s", code, out.String(), errb.String())
+			if o := cliCmd(home, "status"); !strings.Contains(o.stdout+o.stderr, "damaged") ||
+				!strings.Contains(o.stdout+o.stderr, "baton recover") {
+				t.Fatalf("baton status on a damaged home: exit %d: %s%s", o.code, o.stdout, o.stderr)
 			}
-			errb.Reset()
-			if code := Command([]string{"recover", "--home", home}, Options{}, &out, &errb, nil); code != exitFail ||
-				!strings.Contains(errb.String(), "state.lock") {
-				t.Fatalf("baton recover beside the window that holds the lock: exit %d: %s", code, errb.String())
+			if o := cliCmd(home, "recover"); o.code != exitFail || !strings.Contains(o.stderr, "state.lock") {
+				t.Fatalf("baton recover beside the window that holds the lock: exit %d: %s", o.code, o.stderr)
 			}
 			sameData(t, "a damaged home with a window open", home, before)
 			if err := b.close(); err != nil {
@@ -142,22 +139,21 @@ func TestDamagedHomeRefusedThenRecovered(t *testing.T) {
 			}
 			sameData(t, "a damaged home after its window closed", home, before)
 			// The commands that would write are refused too, and write nothing.
-			errb.Reset()
-			if code := Command([]string{"run", acked[0], "--home", home}, Options{}, &out, &errb, nil); code == exitOK ||
-				!strings.Contains(errb.String(), "baton recover") {
-				t.Fatalf("baton run on a damaged home: exit %d: %s", code, errb.String())
+			if o := cliCmd(home, "run", acked[0]); o.code == exitOK || !strings.Contains(o.stderr, "baton recover") {
+				t.Fatalf("baton run on a damaged home: exit %d: %s", o.code, o.stderr)
 			}
+			var out bytes.Buffer
 			if code := TickOnce(home, Options{}, &out); code == 0 {
 				t.Fatalf("baton tick on a damaged home: exit 0: %s", out.String())
 			}
 			sameData(t, "a damaged home after baton run and tick", home, before)
 
-			out.Reset()
-			if code := Command([]string{"recover", "--home", home}, Options{}, &out, &errb, nil); code != exitOK {
-				t.Fatalf("baton recover: exit %d: %s%s", code, out.String(), errb.String())
+			o := cliCmd(home, "recover")
+			if o.code != exitOK {
+				t.Fatalf("baton recover: exit %d: %s%s", o.code, o.stdout, o.stderr)
 			}
-			if !strings.Contains(out.String(), "Moved aside") {
-				t.Fatalf("baton recover said: %s", out.String())
+			if !strings.Contains(o.stdout, "Moved aside") {
+				t.Fatalf("baton recover said: %s", o.stdout)
 			}
 			c := startChild(t, home)
 			c.waitWriter(20 * time.Second)

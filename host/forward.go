@@ -145,7 +145,7 @@ var errAlreadyApplied = errors.New("forwarded request already applied")
 // "forwarded_to" (its pid), or its refusal as a *ForwardedError. If no writer takes the
 // request within ForwardTimeout (or before ctx ends), the request is withdrawn and the
 // error is a conflict saying so; it is then never applied.
-func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, error) {
+func (w *Core) forward(ctx context.Context, req *Request) (map[string]any, error) {
 	if w.Role() == RoleClosed {
 		return nil, ErrClosed
 	}
@@ -205,7 +205,7 @@ func (w *Window) forward(ctx context.Context, req *Request) (map[string]any, err
 // it answered (the generation the reply names): the requester reads its own forwarded
 // change at once, and does not wait for its watch to bring it (the writer may even have
 // died since).
-func (w *Window) resultSeen(rep *forwardReply) (map[string]any, error) {
+func (w *Core) resultSeen(rep *forwardReply) (map[string]any, error) {
 	m, err := rep.result()
 	if g := intOf(m["generation"]); err == nil && g > 0 {
 		if d := w.Snapshot(); d != nil && d.Generation >= uint64(g) {
@@ -221,7 +221,7 @@ func (w *Window) resultSeen(rep *forwardReply) (map[string]any, error) {
 // recordedReply is the answer the document on disk recorded for request id (applied
 // in the same save as the request itself), or nil: what a requester whose writer died
 // between that save and its reply still learns.
-func (w *Window) recordedReply(id string) *forwardReply {
+func (w *Core) recordedReply(id string) *forwardReply {
 	d, changed, err := w.st.Refresh()
 	if err != nil || d == nil {
 		return nil
@@ -243,7 +243,7 @@ func (w *Window) recordedReply(id string) *forwardReply {
 // answered removes the files of request id once its reply is read: the reply (this
 // window was its only reader) and the claim, if its writer died before removing it (else
 // the next writer would answer again, to nobody). The answer is in workflows.json.
-func (w *Window) answered(id string) {
+func (w *Core) answered(id string) {
 	_ = os.Remove(replyPath(w.home, id))
 	claims, _ := filepath.Glob(requestPath(w.home, id, ".taken-*"))
 	for _, p := range claims {
@@ -252,7 +252,7 @@ func (w *Window) answered(id string) {
 }
 
 // withdraw takes back request id unless a writer took it first, and reports whether it did.
-func (w *Window) withdraw(id string) bool {
+func (w *Core) withdraw(id string) bool {
 	withdrawn := requestPath(w.home, id, ".withdrawn")
 	if err := os.Rename(requestPath(w.home, id, ".json"), withdrawn); err != nil {
 		w.opts.Logf("withdraw forwarded request %s: %v (a writer took it)", id, err)
@@ -262,7 +262,7 @@ func (w *Window) withdraw(id string) bool {
 	return true
 }
 
-func (w *Window) describeWriter() string {
+func (w *Core) describeWriter() string {
 	if pid := w.writerPID(); pid > 0 {
 		return fmt.Sprintf("writer pid %d", pid)
 	}
@@ -301,7 +301,7 @@ type replyWatcher struct {
 
 // replyWatch returns the window's reply watch, starting it at the first call; it ends
 // with the window.
-func (w *Window) replyWatch() (*replyWatcher, error) {
+func (w *Core) replyWatch() (*replyWatcher, error) {
 	w.replyOnce.Do(func() {
 		fw, err := fsnotify.NewWatcher()
 		if err == nil {
@@ -397,7 +397,7 @@ func (r *forwardReply) result() (map[string]any, error) {
 // serveForwarded answers forwarded requests while this window writes: at each takeover,
 // when the watch of requests/ sees a new one (kick), and every forwardSweepEvery, when it
 // also sweeps abandoned files. It runs until the window closes.
-func (w *Window) serveForwarded(kick <-chan struct{}) {
+func (w *Core) serveForwarded(kick <-chan struct{}) {
 	sub := w.Subscribe()
 	defer w.Unsubscribe(sub)
 	tick := time.NewTicker(forwardSweepEvery)
@@ -442,7 +442,7 @@ func (w *Window) serveForwarded(kick <-chan struct{}) {
 
 // holdTerm returns the current writer term and counts the caller among the term's
 // goroutines that Close waits for (call done when finished), or nil.
-func (w *Window) holdTerm() (t *Term, done func()) {
+func (w *Core) holdTerm() (t *Term, done func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	t = w.writingLocked()
@@ -477,7 +477,7 @@ func parseRequestName(name string) (requestName, bool) {
 
 // answerForwarded claims every request no live writer holds (new ones, and those claimed
 // by a term that ended) and answers each, at most maxApplying at a time.
-func (w *Window) answerForwarded(t *Term) {
+func (w *Core) answerForwarded(t *Term) {
 	ents, err := os.ReadDir(filepath.Join(w.home, requestsDir))
 	if err != nil {
 		w.opts.Logf("forwarded requests: %v", err)
@@ -519,7 +519,7 @@ func claimOf(t *Term) string { return t.self.Instance + "." + procTag(t.self) }
 
 // claimGone reports whether the term that made claim is proven over: its identity
 // retired or its window gone (the instance lock is free), or its process gone or dying.
-func (w *Window) claimGone(t *Term, claim string) bool {
+func (w *Core) claimGone(t *Term, claim string) bool {
 	instance, tag, _ := strings.Cut(claim, ".")
 	if proc.TagGone(tag) {
 		return true
@@ -531,7 +531,7 @@ func (w *Window) claimGone(t *Term, claim string) bool {
 // answerClaimed answers the request claimed at path: it applies it (or finds it applied),
 // writes the reply and lets the claim go. A request this term could not apply because
 // the term ended stays claimed for the next writer.
-func (w *Window) answerClaimed(t *Term, path, id string, live map[string]bool) {
+func (w *Core) answerClaimed(t *Term, path, id string, live map[string]bool) {
 	data, err := readCapped(path)
 	if err != nil {
 		w.opts.Logf("forwarded request %s: %v", id, err)
@@ -561,10 +561,9 @@ func (w *Window) answerClaimed(t *Term, path, id string, live map[string]bool) {
 // applyForwarded applies fr through the control channel's dispatch on this writer term,
 // its id recorded in the same save, and returns its outcome. A request found applied is
 // answered from the document. An error means the term ended before it was applied.
-func (w *Window) applyForwarded(t *Term, fr *forwardRequest, live map[string]bool) (json.RawMessage, error) {
+func (w *Core) applyForwarded(t *Term, fr *forwardRequest, live map[string]bool) (json.RawMessage, error) {
 	rec := &forwarded{id: fr.ID, live: live, at: w.opts.Now().UTC()}
-	c := &Control{w: w, out: io.Discard}
-	reply, err := c.dispatch(context.WithValue(t.ctx, forwardedKey{}, rec), &fr.Request)
+	reply, err := dispatch(context.WithValue(t.ctx, forwardedKey{}, rec), w, &fr.Request)
 	switch {
 	case err == nil:
 		store.Failpoint("forward.after-apply")
@@ -575,12 +574,12 @@ func (w *Window) applyForwarded(t *Term, fr *forwardRequest, live map[string]boo
 		return b, nil
 	case errors.Is(err, errAlreadyApplied):
 		return w.appliedOutcome(fr.ID), nil
-	case codeOf(err) == "read_only":
+	case ErrorCode(err) == "read_only":
 		return nil, err
 	}
 	// Nothing was applied: the refusal is recorded before it is answered, so that a
 	// writer that finds this request again answers the same, not applies it.
-	out := errOutcome(codeOf(err), err)
+	out := errOutcome(ErrorCode(err), err)
 	_, err = t.Update(t.ctx, func(d *store.Doc) error {
 		if appliedIndex(d, fr.ID) >= 0 {
 			return errAlreadyApplied
@@ -598,7 +597,7 @@ func (w *Window) applyForwarded(t *Term, fr *forwardRequest, live map[string]boo
 }
 
 // appliedOutcome returns the outcome the document recorded for request id.
-func (w *Window) appliedOutcome(id string) json.RawMessage {
+func (w *Core) appliedOutcome(id string) json.RawMessage {
 	d := w.Snapshot() // the store's newest: the commit that found the id refreshed it
 	if i := appliedIndex(d, id); i >= 0 {
 		return d.Applied[i].Reply
@@ -703,7 +702,7 @@ func appliedIndex(d *store.Doc, id string) int {
 // sweepForwarded removes the forwarding files proven abandoned: replies and withdrawn
 // requests whose requester is dead (its instance lock free, or a file that names no
 // window), and temp files whose creator is gone.
-func (w *Window) sweepForwarded(t *Term) {
+func (w *Core) sweepForwarded(t *Term) {
 	for _, dir := range []string{requestsDir, repliesDir} {
 		store.CleanTemps(filepath.Join(w.home, dir), proc.TagGone)
 	}
@@ -721,7 +720,7 @@ func (w *Window) sweepForwarded(t *Term) {
 
 // requesterGone reports whether the window a request or reply file names as its
 // requester is dead. A file that does not name one (it does not decode) is nobody's.
-func (w *Window) requesterGone(t *Term, path string) bool {
+func (w *Core) requesterGone(t *Term, path string) bool {
 	data, err := readCapped(path)
 	if err != nil && !errors.Is(err, errTooLarge) {
 		return false

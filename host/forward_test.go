@@ -76,7 +76,7 @@ func TestForwardInProcess(t *testing.T) {
 	}
 	_, err = Call(ctx, b, &Request{Op: "start_run", Workflow: json.RawMessage(`"nope"`), Forward: true})
 	var fe *ForwardedError
-	if !errors.As(err, &fe) || fe.Code != "not_found" || !errors.Is(err, workflow.ErrNotFound) || codeOf(err) != "not_found" {
+	if !errors.As(err, &fe) || fe.Code != "not_found" || !errors.Is(err, workflow.ErrNotFound) || ErrorCode(err) != "not_found" {
 		t.Fatalf("forwarded start_run of an unknown workflow: %v", err)
 	}
 	if d := a.Snapshot(); len(d.Applied) != 2 || !strings.Contains(string(d.Applied[1].Reply), "not_found") {

@@ -42,7 +42,7 @@ var ErrNoHandover = errors.New("the hand-over did not happen")
 // is the writer (it returns the new epoch), ctx ends, or HandoverTimeout passed: then the
 // error wraps ErrNoHandover and says why, and the request is withdrawn. A writer returns
 // its epoch at once.
-func (w *Window) RequestWrite(ctx context.Context) (uint64, error) {
+func (w *Core) RequestWrite(ctx context.Context) (uint64, error) {
 	if t := w.currentTerm(); t != nil {
 		return t.epoch, nil
 	}
@@ -88,7 +88,7 @@ func (w *Window) RequestWrite(ctx context.Context) (uint64, error) {
 // watchRequests follows the home folder for hand-over requests and requests/ for
 // forwarded ones until the window closes; the writer answers them (forwarded ones in
 // serveForwarded). It creates requests/ and replies/ and returns once the watch is set up.
-func (w *Window) watchRequests() error {
+func (w *Core) watchRequests() error {
 	reqDir := filepath.Join(w.home, requestsDir)
 	for _, dir := range []string{reqDir, filepath.Join(w.home, repliesDir)} {
 		if err := store.MkdirDurable(dir); err != nil {
@@ -148,7 +148,7 @@ func (w *Window) watchRequests() error {
 
 // considerHandover answers the request in path if this window writes and the requester
 // is another window that lives.
-func (w *Window) considerHandover(path string) {
+func (w *Core) considerHandover(path string) {
 	t := w.currentTerm()
 	if t == nil {
 		return
@@ -171,7 +171,7 @@ func (w *Window) considerHandover(path string) {
 
 // giveWay waits, in its own goroutine, until window to has taken over (workflows.json no
 // longer names it in HandoverTo) or is gone, then waits for state.lock again.
-func (w *Window) giveWay(to store.Owner) {
+func (w *Core) giveWay(to store.Owner) {
 	gone := instanceGone(w.home, to)
 	go func() {
 		sub := w.Subscribe()

@@ -36,7 +36,7 @@ func TestHandOverWhileClosingAdoptsTheRuns(t *testing.T) {
 	// identity go before the hand-over frees state.lock (the interleaving of the failure).
 	a.termWG.Add(1)
 	closing := make(chan struct{})
-	hooks.handOver = func(w *Window) {
+	hooks.handOver = func(w *Core) {
 		if w != a {
 			return
 		}

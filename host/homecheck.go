@@ -232,7 +232,7 @@ func globEscape(s string) string {
 // checkHome looks at the home (inspectHome), audits what it withdrew and each new fault
 // once, and returns the home's problem (nil when safe). It records the answer for
 // Status and emits a role event when it changes. Safe for concurrent use.
-func (w *Window) checkHome() error {
+func (w *Core) checkHome() error {
 	faults, withdrawn := inspectHome(w.home)
 	for p, did := range withdrawn {
 		w.auditOnce(p+"\x00"+did, store.Unsafe{Path: p, Problem: "readable by group or others", Action: did})
@@ -262,7 +262,7 @@ func (w *Window) checkHome() error {
 }
 
 // unsafeHome is the home's problem the last look found, or nil.
-func (w *Window) unsafeHome() error {
+func (w *Core) unsafeHome() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.unsafe
@@ -270,7 +270,7 @@ func (w *Window) unsafeHome() error {
 
 // auditOnce appends rec to the audit log unless this window already did for key, and
 // reports whether it was the first time.
-func (w *Window) auditOnce(key string, rec store.Record) bool {
+func (w *Core) auditOnce(key string, rec store.Record) bool {
 	w.auditedMu.Lock()
 	if w.audited == nil {
 		w.audited = map[string]bool{}
@@ -295,7 +295,7 @@ var homeCheckEvery = 2 * time.Second
 // closes: a writer whose home became unsafe stops writing (endTerm: it applies nothing
 // more, and no window takes over while the home stays unsafe); a window whose home
 // became safe again waits for the lock as usual.
-func (w *Window) guardHome(poke <-chan struct{}) {
+func (w *Core) guardHome(poke <-chan struct{}) {
 	tick := time.NewTicker(homeCheckEvery)
 	defer tick.Stop()
 	for {
@@ -326,7 +326,7 @@ func (w *Window) guardHome(poke <-chan struct{}) {
 // trustedRequest reports whether the forwarded request file at path may be applied: it
 // is this user's own regular file that others cannot write, checked on the opened
 // descriptor. Any other is left in place, never applied, and audited once.
-func (w *Window) trustedRequest(path string) bool {
+func (w *Core) trustedRequest(path string) bool {
 	f, err := store.OpenInHome(path, os.O_RDONLY, 0)
 	if err == nil {
 		f.Close()
@@ -341,7 +341,7 @@ func (w *Window) trustedRequest(path string) bool {
 }
 
 // pokeHomeCheck wakes guardHome for a look at the home now.
-func (w *Window) pokeHomeCheck() {
+func (w *Core) pokeHomeCheck() {
 	select {
 	case w.homePoke <- struct{}{}:
 	default:
@@ -370,10 +370,10 @@ func refuseOddFolders(home string) error {
 
 // auditRefusedLog audits, once, a run that failed because its log is not Baton's own (a
 // symbolic link, another user's file): its output went nowhere rather than through it.
-func (w *Window) auditRefusedLog(r *store.Run) {
+func (w *Core) auditRefusedLog(r *store.Run) {
 	if r.Status != store.StatusFailed || !strings.Contains(r.Error, store.ErrNotOurs.Error()) {
 		return
 	}
-	p := logPath(r, w.home)
+	p := RunLogPath(r, w.home)
 	w.auditOnce(p+"\x00log", store.Unsafe{Path: p, Problem: r.Error, Action: "refused: the run failed, and nothing was written through it"})
 }

@@ -66,10 +66,10 @@ func TestHomeFlagSanity(t *testing.T) {
 	}
 
 	for _, args := range [][]string{{"status"}, {"runs", "--json"}, {"logs", "r1"}} {
-		var out, errb lockedBuf
-		code := Command(append(args, "--home", ""), Options{}, &out, &errb, make(chan os.Signal))
-		if code != exitUsage || !strings.Contains(errb.String(), "--home is empty") {
-			t.Errorf("%v --home '': exit %d, %q; want 2", args, code, errb.String())
+		var out lockedBuf
+		o := <-cliStart(&out, append(args, "--home", ""))
+		if o.code != exitUsage || !strings.Contains(o.stderr, "--home is empty") {
+			t.Errorf("%v --home '': exit %d, %q; want 2", args, o.code, o.stderr)
 		}
 	}
 }

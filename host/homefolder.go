@@ -18,7 +18,7 @@ import (
 
 // writerLock is the writer lock of the window's home: state.lock in the folder. A second
 // kind of home gives its own here.
-func (w *Window) writerLock() store.WriterLock { return folderLock{path: w.lockPath} }
+func (w *Core) writerLock() store.WriterLock { return folderLock{path: w.lockPath} }
 
 // folderLock is store.WriterLock on the folder: state.lock at path. Each TryLock or Lock
 // opens a handle of its own; the handle that wins is the hold, and the file is never
@@ -102,10 +102,10 @@ func (e lockLostError) Is(target error) bool {
 
 // evidence is how the window's home proves windows and runs dead or alive: the folder's
 // instance and run locks. A second kind of home gives its own here.
-func (w *Window) evidence() workflow.Evidence { return folderEvidence{home: w.home} }
+func (w *Core) evidence() workflow.Evidence { return folderEvidence{home: w.home} }
 
 // runFiles keeps the run files of the window's home: runs/ in the folder.
-func (w *Window) runFiles() workflow.RunFiles { return workflow.FolderRuns(w.home) }
+func (w *Core) runFiles() workflow.RunFiles { return workflow.FolderRuns(w.home) }
 
 // folderEvidence is workflow.Evidence on the home folder home: windows by their instance
 // locks (ownerAlive), runs by their supervisors' run locks and journals (SupervisionOf).

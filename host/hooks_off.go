@@ -6,4 +6,4 @@ package host
 
 func skipTakeoverReread() bool              { return false }
 func statfsType(path string) (int64, error) { return statfs(path) }
-func handOverHook(*Window)                  {}
+func handOverHook(*Core)                    {}

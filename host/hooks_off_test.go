@@ -11,7 +11,7 @@ import (
 // This stub of the hooks only lets them compile (go vet without the tag).
 var hooks struct {
 	statfs   func(path string) (int64, error)
-	handOver func(*Window)
+	handOver func(*Core)
 }
 
 func init() {

@@ -19,7 +19,7 @@ var hooks struct {
 	// statfs replaces the statfs magic number of a home's filesystem.
 	statfs func(path string) (int64, error)
 	// handOver runs in handOver just before the identity retires.
-	handOver func(*Window)
+	handOver func(*Core)
 }
 
 func skipTakeoverReread() bool { return skipReread }
@@ -31,7 +31,7 @@ func statfsType(path string) (int64, error) {
 	return statfs(path)
 }
 
-func handOverHook(w *Window) {
+func handOverHook(w *Core) {
 	if hooks.handOver != nil {
 		hooks.handOver(w)
 	}

@@ -151,11 +151,9 @@ func TestNetworkFilesystemDetection(t *testing.T) {
 			break
 		}
 	}
-	var out bytes.Buffer
-	c := NewControl(w, &out)
-	c.handleLine([]byte(`{"id":1,"op":"status"}`))
-	if !strings.Contains(out.String(), `"warning":"the home folder`) {
-		t.Fatalf("status reply lacks the warning: %s", out.String())
+	rep, err := Call(context.Background(), w, &Request{Op: "status"}) // as the control channel answers it
+	if line, _ := json.Marshal(Reply(json.RawMessage("1"), rep, err)); !strings.Contains(string(line), `"warning":"the home folder`) {
+		t.Fatalf("status reply lacks the warning: %s", line)
 	}
 }
 
@@ -403,7 +401,7 @@ func runSafeCommand(t *testing.T, problem string) {
 }
 
 // waitSafe waits until window w finds its home safe.
-func waitSafe(t *testing.T, w *Window) {
+func waitSafe(t *testing.T, w *Core) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for w.unsafeHome() != nil {

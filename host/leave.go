@@ -168,11 +168,11 @@ func leave(x exitSteps, t *Term, e exit) bool {
 }
 
 // leave ends term t of w as e says (see leave above).
-func (w *Window) leave(t *Term, e exit) bool { return leave(&windowExit{w: w}, t, e) }
+func (w *Core) leave(t *Term, e exit) bool { return leave(&windowExit{w: w}, t, e) }
 
 // windowExit is the window as the steps of leave.
 type windowExit struct {
-	w    *Window
+	w    *Core
 	lock store.LockHold // the lock hold of the term vacated, for release
 }
 

@@ -16,7 +16,7 @@ import (
 // under a name it did not have); the rename itself stands.
 func (s *Intents) RenameWorkflow(ctx context.Context, from, to string) (uint64, error) {
 	var name string
-	d, err := s.update(ctx, func(d *store.Doc) error {
+	d, t, err := s.update(ctx, func(d *store.Doc) error {
 		var err error
 		name, err = workflow.RenameWorkflow(d, from, to)
 		return err
@@ -24,7 +24,7 @@ func (s *Intents) RenameWorkflow(ctx context.Context, from, to string) (uint64, 
 	if err != nil || name == from { // refused, or the same name: nothing was saved
 		return gen(d), err
 	}
-	s.note(store.WorkflowChange{Action: store.ChangeRenamed, Workflow: name, From: from, Generation: gen(d)})
+	t.note(store.WorkflowChange{Action: store.ChangeRenamed, Workflow: name, From: from, Generation: gen(d)})
 	if err := s.relabelArchive(from, name); err != nil {
 		return gen(d), fmt.Errorf("renamed %q to %q, but its archived runs keep the old name: %w", from, name, err)
 	}

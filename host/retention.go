@@ -58,7 +58,7 @@ type retentionState struct {
 }
 
 // retention is this window's retention state, made at its first pass.
-func (w *Window) retention() *retentionState {
+func (w *Core) retention() *retentionState {
 	w.retainOnce.Do(func() { w.retainState = &retentionState{costs: map[string]int64{}} })
 	return w.retainState
 }
@@ -79,7 +79,7 @@ type retentionReport struct {
 // retentionLoop runs retention passes for writer term t, the first retentionFirst after
 // the takeover, then every retentionEvery, until the term ends. Run it in its own
 // goroutine: a pass over a big home takes seconds, which no schedule may wait for.
-func (w *Window) retentionLoop(t *Term) {
+func (w *Core) retentionLoop(t *Term) {
 	timer := time.NewTimer(retentionFirst)
 	defer timer.Stop()
 	for {
@@ -96,7 +96,7 @@ func (w *Window) retentionLoop(t *Term) {
 // retentionPass applies the home's retention once, as the writer of term t, unless the
 // last pass was too recent for its cost (see retentionDuty), or nothing was saved since it
 // and it is less than retentionIdle ago. It logs what it did and any error.
-func (w *Window) retentionPass(t *Term) {
+func (w *Core) retentionPass(t *Term) {
 	st, now := w.retention(), time.Now()
 	if now.UnixNano() < st.idle.Load() ||
 		w.Snapshot().Generation == st.gen.Load() && now.Sub(time.Unix(0, st.at.Load())) < retentionIdle {
@@ -115,7 +115,7 @@ func (w *Window) retentionPass(t *Term) {
 		w.opts.Logf("retention: %d logs (%d bytes) and %d archived runs removed, %d left for the next pass, in %s",
 			rep.LogsRemoved, rep.LogBytes, rep.Archive.Dropped, rep.Pending, rep.Took)
 		// The audit log says where the history went (the Activity tab shows it).
-		if err := w.audit.Append(store.RetentionPass{LogsRemoved: rep.LogsRemoved, LogBytes: rep.LogBytes,
+		if err := t.audit(store.RetentionPass{LogsRemoved: rep.LogsRemoved, LogBytes: rep.LogBytes,
 			ArchivedRemoved: rep.Archive.Dropped, ByRule: rep.ByRule, ByCap: rep.ByCap, Pending: rep.Pending,
 			KeptBytes: rep.KeptBytes, TookMS: ms(rep.Took)}); err != nil {
 			w.opts.Logf("retention: %v", err)
@@ -124,7 +124,7 @@ func (w *Window) retentionPass(t *Term) {
 }
 
 // retain is one retention pass at time now. It stops where it is once term t ends.
-func (w *Window) retain(t *Term, now time.Time) (retentionReport, error) {
+func (w *Core) retain(t *Term, now time.Time) (retentionReport, error) {
 	st := w.retention()
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -162,7 +162,7 @@ func (w *Window) retain(t *Term, now time.Time) (retentionReport, error) {
 // removeLogs deletes the logs of the dropped runs, oldest first, at most
 // retentionMaxDeletes, and returns the runs whose logs are gone (deleted now or before).
 // A run active in the newest document is skipped whatever the verdict (the second wall).
-func (w *Window) removeLogs(t *Term, st *retentionState, drop []workflow.Entry, rep *retentionReport) map[string]bool {
+func (w *Core) removeLogs(t *Term, st *retentionState, drop []workflow.Entry, rep *retentionReport) map[string]bool {
 	active := map[string]bool{}
 	for _, r := range w.Snapshot().Runs {
 		if r.Active() {
@@ -234,7 +234,7 @@ func (s *Intents) SetRetention(ctx context.Context, name string, r *store.Retent
 	if err := r.Validate(name == ""); err != nil {
 		return 0, fmt.Errorf("%w: %w", workflow.ErrInvalid, err)
 	}
-	d, err := s.update(ctx, func(d *store.Doc) error {
+	d, _, err := s.update(ctx, func(d *store.Doc) error {
 		cur := &d.Retention
 		if name != "" {
 			wf := d.Workflow(name)

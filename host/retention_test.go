@@ -23,7 +23,7 @@ import (
 
 // retentionHome is a writer window on a new home (no scheduler, so nothing but the test
 // touches runs) with workflow "w", and its term.
-func retentionHome(tb testing.TB) (*Window, *Term) {
+func retentionHome(tb testing.TB) (*Core, *Term) {
 	tb.Helper()
 	w, err := Open(tb.TempDir(), Options{NoScheduler: true})
 	if err != nil {
@@ -90,7 +90,7 @@ func logsIn(t testing.TB, home string) []string {
 	return out
 }
 
-func historyOf(t *testing.T, w *Window) []string {
+func historyOf(t *testing.T, w *Core) []string {
 	t.Helper()
 	p, err := w.Intents().History(store.HistoryQuery{Limit: store.MaxHistoryLimit})
 	if err != nil {
@@ -239,7 +239,7 @@ func TestSetRetention(t *testing.T) {
 		t.Errorf("home retention %+v", r)
 	}
 	for _, bad := range []string{``, `{"keep_runz":1}`, `{"keep_for":"-1h"}`, `{"keep_runs":-1}`} {
-		if _, err := setRetentionOp(ctx, in, "", json.RawMessage(bad)); codeOf(err) != "invalid" {
+		if _, err := setRetentionOp(ctx, in, "", json.RawMessage(bad)); ErrorCode(err) != "invalid" {
 			t.Errorf("set_retention %s: %v, want invalid", bad, err)
 		}
 	}

@@ -4,9 +4,9 @@ import "fmt"
 
 // Role is what a window may do. A window opens as RoleOpening, takes RoleReader or goes
 // straight to RolePromoting when Start finds state.lock free; BecomeWriter is the only
-// road to RoleWriter, through RolePromoting. Every change goes through Window.move, which
+// road to RoleWriter, through RolePromoting. Every change goes through Core.move, which
 // checks the transition table. A window keeps no role field: its role is read from its
-// life (opening, reader, closed) and its term (see Term and Window.roleLocked).
+// life (opening, reader, closed) and its term (see Term and Core.roleLocked).
 type Role int
 
 // Roles. The order of the first four is part of no contract; use the names.
@@ -70,7 +70,7 @@ func canMove(from, to Role) bool {
 
 // roleLocked is the window's role, read from its life and its term (see Term). Call it
 // under w.mu.
-func (w *Window) roleLocked() Role {
+func (w *Core) roleLocked() Role {
 	if w.life != RoleClosed && w.term != nil {
 		switch w.term.phase {
 		case phasePromoting:
@@ -90,7 +90,7 @@ func (w *Window) roleLocked() Role {
 // sends its role event: the caller calls emit once the subscribers may learn of it (a
 // closed window, for example, says so only once its lock is gone). emit does nothing when
 // the move was refused.
-func (w *Window) move(to Role, guard func() bool, apply func()) (ok bool, emit func()) {
+func (w *Core) move(to Role, guard func() bool, apply func()) (ok bool, emit func()) {
 	w.mu.Lock()
 	needTerm := to == RolePromoting || to == RoleWriter
 	if !canMove(w.roleLocked(), to) || (needTerm && w.term == nil) || (guard != nil && !guard()) {

@@ -14,7 +14,7 @@ import (
 const maxSchedulerSleep = time.Second
 
 // scheduler runs the schedules for one writer term; it ends with the term (ctx).
-func (w *Window) scheduler(t *Term) {
+func (w *Core) scheduler(t *Term) {
 	for {
 		w.reapForeign(t)
 		next := w.schedulePass(t)
@@ -38,7 +38,7 @@ func (w *Window) scheduler(t *Term) {
 }
 
 // wakeScheduler makes the scheduler look again now (a schedule was added or changed).
-func (w *Window) wakeScheduler() {
+func (w *Core) wakeScheduler() {
 	if t := w.currentTerm(); t != nil {
 		t.wakeScheduler()
 	}
@@ -47,7 +47,7 @@ func (w *Window) wakeScheduler() {
 // schedulePass handles what is due now in one save, records the decisions in the audit
 // log, cancels what must be cancelled, starts what was created, and returns when to look
 // again.
-func (w *Window) schedulePass(t *Term) time.Time {
+func (w *Core) schedulePass(t *Term) time.Time {
 	return w.schedulePassAsOf(t, time.Time{}, false)
 }
 
@@ -55,7 +55,7 @@ func (w *Window) schedulePass(t *Term) time.Time {
 // are judged now. `tick --once` passes the instant it started, and tick: its passes
 // record in each schedule that a tick looked at it then (workflow.MarkTick), in the save
 // of its first pass, after that pass judged lateness by the previous tick.
-func (w *Window) schedulePassAsOf(t *Term, asOf time.Time, tick bool) time.Time {
+func (w *Core) schedulePassAsOf(t *Term, asOf time.Time, tick bool) time.Time {
 	eng, self := t.engine, t.self
 	now := w.opts.Now()
 	if asOf.IsZero() {
@@ -91,7 +91,7 @@ func (w *Window) schedulePassAsOf(t *Term, asOf time.Time, tick bool) time.Time 
 		if dec.Kind == "started" {
 			started = true
 		} else {
-			w.auditDecision(dec)
+			w.auditDecision(t, dec)
 		}
 		// The request is saved in the run; the engine is told at once, with the same
 		// words its follower passes on if this misses it (a run it does not follow yet).
@@ -109,9 +109,9 @@ func (w *Window) schedulePassAsOf(t *Term, asOf time.Time, tick bool) time.Time 
 	return next
 }
 
-func (w *Window) auditDecision(dec workflow.Decision) {
+func (w *Core) auditDecision(t *Term, dec workflow.Decision) {
 	if rec := dec.Record(); rec != nil {
-		_ = w.audit.Append(rec)
+		_ = t.audit(rec)
 	}
 }
 

@@ -182,7 +182,7 @@ func TestReplaceOfAQueuedRunIsSaved(t *testing.T) {
 // scheduling passes the caller drives.
 // sleepingWorkflowWindow is a writer window whose scheduler runs only when the test calls
 // it, on a clock the test moves, with workflow name: one lane, a step that sleeps 60 s.
-func sleepingWorkflowWindow(t *testing.T, name string) (*Window, *atomic.Int64) {
+func sleepingWorkflowWindow(t *testing.T, name string) (*Core, *atomic.Int64) {
 	t.Helper()
 	clock := new(atomic.Int64)
 	clock.Store(time.Now().UTC().UnixNano())
@@ -194,7 +194,7 @@ func sleepingWorkflowWindow(t *testing.T, name string) (*Window, *atomic.Int64) 
 	return w, clock
 }
 
-func schedulerWindow(tb testing.TB, opts Options) *Window {
+func schedulerWindow(tb testing.TB, opts Options) *Core {
 	tb.Helper()
 	w, err := Open(tb.TempDir(), opts)
 	if err != nil {

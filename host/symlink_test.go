@@ -14,7 +14,7 @@ import (
 )
 
 // waitRunEnd waits until run id of window w has ended and returns it.
-func waitRunEnd(t *testing.T, w *Window, id string) store.Run {
+func waitRunEnd(t *testing.T, w *Core, id string) store.Run {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -64,7 +64,7 @@ type StepTiming struct {
 // read-only and says why; it tries again when the file changes. Any other failure leaves
 // the term (leave): the lock goes and the window waits for it again.
 // It blocks for the whole takeover, housekeeping included.
-func (w *Window) BecomeWriter() (*Term, error) {
+func (w *Core) BecomeWriter() (*Term, error) {
 	var t *Term                                                                    // the term of the lock won: the window's, now promoting
 	ok, emit := w.move(RolePromoting, nil, func() { t = w.term; w.termWG.Add(1) }) // Close waits for it
 	if !ok {
@@ -168,7 +168,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	// reaps, and should have said so), housekeeping, then start queued runs. Yield first so
 	// the writer event reaches subscribers before this goroutine's fsyncs.
 	runtime.Gosched()
-	w.auditTakeover(tk)
+	w.auditTakeover(t, tk)
 	if err := t.keepPrevious(); err != nil {
 		w.opts.Logf("%v", err)
 	}
@@ -179,7 +179,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	return t, nil
 }
 
-func (w *Window) reread() (*store.Doc, error) {
+func (w *Core) reread() (*store.Doc, error) {
 	if skipTakeoverReread() { // a reverse control (hooks_on.go)
 		d, err := w.st.View()
 		return d, err
@@ -191,12 +191,12 @@ func (w *Window) reread() (*store.Doc, error) {
 // unreadable file (the takeover is retried when the file changes); any other failure (a
 // full disk, an I/O error, a lock file replaced under us) must not leave the home without
 // a writer: the lock goes and the window waits for it again a second later.
-func (w *Window) failTakeover(t *Term, err error) {
+func (w *Core) failTakeover(t *Term, err error) {
 	w.opts.Logf("cannot take over: %v", err)
 	w.leave(t, exitFailedTakeover(err))
 }
 
-func (w *Window) auditTakeover(tk Takeover) {
+func (w *Core) auditTakeover(t *Term, tk Takeover) {
 	rec := store.Takeover{Epoch: tk.Epoch, NewOwner: tk.NewOwner, OldOwner: tk.OldOwner,
 		TookMS: tk.TookMS, CleanedTemps: tk.Cleaned}
 	for _, o := range tk.Reaped {
@@ -208,8 +208,8 @@ func (w *Window) auditTakeover(tk Takeover) {
 	for _, s := range tk.Steps {
 		rec.Steps = append(rec.Steps, store.TakeoverStep{Name: s.Name, MS: s.MS})
 	}
-	_ = w.audit.Append(rec)
-	w.auditReap(append(append([]workflow.Orphan(nil), tk.Reaped...), tk.Adopted...), tk.reclaims, tk.Epoch)
+	_ = t.audit(rec)
+	w.auditReap(t, append(append([]workflow.Orphan(nil), tk.Reaped...), tk.Adopted...), tk.reclaims, tk.Epoch)
 }
 
 // killOrphans finds the running runs of doc whose owners are dead (by evidence: their
@@ -219,7 +219,7 @@ func (w *Window) auditTakeover(tk Takeover) {
 // run's markers) before it is failed or re-queued; a run whose supervisor is dead is
 // recorded from its journal if that shows its end. It returns the runs to settle and the
 // runs to adopt; the caller records both with workflow.ApplyReap.
-func (w *Window) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (settle, adopt []workflow.Orphan) {
+func (w *Core) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (settle, adopt []workflow.Orphan) {
 	ev := w.evidence()
 	alive := func(o store.Owner) (bool, string) { return ev.OwnerAlive(self, o) }
 	sup := func(r *store.Run) workflow.Supervision { return ev.Supervision(r.ID) }
@@ -248,7 +248,7 @@ func (w *Window) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (s
 
 // onReapFinish is what a run recorded from its journal at a takeover gets, as if its
 // engine had recorded it: a scheduled run settles its schedule (watermark included).
-func (w *Window) onReapFinish(self store.Owner) func(d *store.Doc, r *store.Run) {
+func (w *Core) onReapFinish(self store.Owner) func(d *store.Doc, r *store.Run) {
 	return func(d *store.Doc, r *store.Run) {
 		if r.Schedule != "" {
 			workflow.ScheduleFinished(d, r, workflow.RunOutput{Status: r.Status, Dir: workflow.RunDir(w.home, r.ID)}, w.opts.Now(), self)
@@ -258,7 +258,7 @@ func (w *Window) onReapFinish(self store.Owner) func(d *store.Doc, r *store.Run)
 
 // removeSupervisorFiles removes what the supervisors of settled runs left in runs/, now
 // that their outcome is saved (a live supervisor's files are refused and stay).
-func (w *Window) removeSupervisorFiles(settled []workflow.Orphan) {
+func (w *Core) removeSupervisorFiles(settled []workflow.Orphan) {
 	for _, o := range settled {
 		if o.SupervisorPID != 0 {
 			_ = w.runFiles().RemoveSupervisorFiles(o.Run)
@@ -267,7 +267,7 @@ func (w *Window) removeSupervisorFiles(settled []workflow.Orphan) {
 }
 
 // follow makes term t follow the runs it adopted, as doc (saved) has them.
-func (w *Window) follow(t *Term, doc *store.Doc, adopted []workflow.Orphan) {
+func (w *Core) follow(t *Term, doc *store.Doc, adopted []workflow.Orphan) {
 	for _, o := range adopted {
 		if r := doc.Run(o.Run); r != nil && r.Status == store.StatusRunning {
 			wf := doc.Workflow(r.Workflow)
@@ -276,13 +276,13 @@ func (w *Window) follow(t *Term, doc *store.Doc, adopted []workflow.Orphan) {
 	}
 }
 
-func (w *Window) auditReap(reaped []workflow.Orphan, reclaims []store.Reclaim, epoch uint64) {
+func (w *Core) auditReap(t *Term, reaped []workflow.Orphan, reclaims []store.Reclaim, epoch uint64) {
 	for _, r := range reclaims {
 		r.Epoch = epoch
-		_ = w.audit.Append(r)
+		_ = t.audit(r)
 	}
 	for _, o := range reaped {
-		_ = w.audit.Append(store.Reap{Epoch: epoch, Reaped: reapedOf(o)})
+		_ = t.audit(store.Reap{Epoch: epoch, Reaped: reapedOf(o)})
 	}
 }
 
@@ -297,9 +297,9 @@ func reapedOf(o workflow.Orphan) store.Reaped {
 // state.lock removed by hand) or was fenced; once its owner is dead or has retired that
 // identity, the run is reaped like at a takeover, so no lane stays wedged. It costs one
 // pass over the runs when there is nothing to do.
-func (w *Window) reapForeign(t *Term) {
+func (w *Core) reapForeign(t *Term) {
 	self := t.self
-	w.cleanAbandoned(self)
+	w.cleanAbandoned(t)
 	doc := w.Snapshot()
 	foreign := false
 	for i := range doc.Runs {
@@ -324,20 +324,21 @@ func (w *Window) reapForeign(t *Term) {
 	}
 	w.removeSupervisorFiles(settle)
 	w.follow(t, saved, adopt)
-	w.auditReap(append(append([]workflow.Orphan(nil), settle...), adopt...), reclaims, saved.Epoch)
+	w.auditReap(t, append(append([]workflow.Orphan(nil), settle...), adopt...), reclaims, saved.Epoch)
 	t.kick()
 }
 
 // cleanAbandoned removes, at most once a second, the temp files and instance files whose
 // creators are proven gone since the takeover looked (a save's temp file of a process
 // that was alive then and died since). The deletion rule is the same as at the takeover.
-func (w *Window) cleanAbandoned(self store.Owner) {
+func (w *Core) cleanAbandoned(t *Term) {
+	self := t.self
 	now := time.Now().UnixNano()
 	if last := w.lastClean.Load(); now-last < int64(time.Second) || !w.lastClean.CompareAndSwap(last, now) {
 		return
 	}
 	if rm := store.CleanTemps(w.home, proc.TagGone); len(rm) > 0 {
-		_ = w.audit.Append(store.Clean{Removed: rm})
+		_ = t.audit(store.Clean{Removed: rm})
 	}
 	cleanInstances(w.home, self)
 	// runs/ holds a log per run (hundreds of thousands in a busy home): it is looked
@@ -357,7 +358,7 @@ const runsCleanEvery = 30 * time.Second
 //   - the files of supervisors whose runs the document records as ended (or no longer
 //     has): a follower leaves them when its supervisor lingered after writing the end.
 //     RemoveSupervisorFiles refuses while a supervisor holds its lock.
-func (w *Window) cleanRunsFolder() {
+func (w *Core) cleanRunsFolder() {
 	dir := filepath.Join(w.home, "runs")
 	f, err := os.Open(dir)
 	if err != nil {
@@ -388,14 +389,14 @@ func (w *Window) cleanRunsFolder() {
 }
 
 // kick starts the queued runs the lanes allow, if this window writes.
-func (w *Window) kick() {
+func (w *Core) kick() {
 	if t := w.currentTerm(); t != nil {
 		t.kick()
 	}
 }
 
 // LastTakeover returns what this window's last takeover did (zero if none).
-func (w *Window) LastTakeover() Takeover {
+func (w *Core) LastTakeover() Takeover {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.last

@@ -22,15 +22,34 @@ import (
 //
 // A Term of an ended term stays safe to call: Update refuses with a *ReadOnlyError.
 type Term struct {
-	w      *Window
+	st     *store.Store // the window's store: the term commits through it
+	log    *store.Audit // the window's audit log: writer-only records go through audit
+	home   string
+	opts   Options        // the window's clock and logger
+	core   termCore       // what the term calls in its window
 	self   store.Owner    // the window's identity for the whole term
 	lock   store.LockHold // the hold that won the writer lock: let go (or closed) when the term is left
-	phase  termPhase      // guarded by w.mu; changes only through Window.move
+	phase  termPhase      // guarded by w.mu; changes only through Core.move
 	epoch  uint64         // set by BecomeWriter before the term writes
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	engine *workflow.Engine // set by BecomeWriter (step 6)
 	wake   chan struct{}    // wakes the term's scheduler (one slot)
+}
+
+// termCore is what a term calls in the window that holds it (a *Core), instead of a
+// pointer back to it: publishing a saved document, ending the term when a save says it
+// can no longer write, the lock check a commit runs, leaving the term (Resign), the audit
+// of a log that was refused, the epoch on disk, and running a goroutine that Close waits
+// for.
+type termCore interface {
+	publish(doc *store.Doc)
+	endTerm(t *Term, reason error)
+	checkLock() error
+	leave(t *Term, e exit) bool
+	auditRefusedLog(r *store.Run)
+	epoch() uint64
+	goTerm(fn func())
 }
 
 // termPhase is where a term is between winning state.lock and writing.
@@ -44,21 +63,22 @@ const (
 
 // newTerm returns the term of window w whose hold lock won the writer lock; it runs
 // nothing.
-func newTerm(w *Window, self store.Owner, lock store.LockHold) *Term {
+func newTerm(w *Core, self store.Owner, lock store.LockHold) *Term {
 	ctx, cancel := context.WithCancelCause(w.ctx)
-	return &Term{w: w, self: self, lock: lock, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
+	return &Term{st: w.st, log: w.audit, home: w.home, opts: w.opts, core: w,
+		self: self, lock: lock, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
 }
 
 // startEngine makes the term's executor; it starts nothing yet.
 func (t *Term) startEngine() {
-	w, self := t.w, t.self
-	eng := workflow.NewEngine(t.ctx, t.updater(), self, w.home, w.opts.Now)
-	eng.EnvFor = func(d *store.Doc, r *store.Run) map[string]string { return workflow.ScheduleEnv(w.home, d, r) }
+	self, home, now := t.self, t.home, t.opts.Now
+	eng := workflow.NewEngine(t.ctx, t.updater(), self, home, now)
+	eng.EnvFor = func(d *store.Doc, r *store.Run) map[string]string { return workflow.ScheduleEnv(home, d, r) }
 	eng.OnFinish = func(d *store.Doc, r *store.Run, out workflow.RunOutput) {
 		if r.Schedule != "" {
-			workflow.ScheduleFinished(d, r, out, w.opts.Now(), self)
+			workflow.ScheduleFinished(d, r, out, now(), self)
 		}
-		w.auditRefusedLog(r)
+		t.core.auditRefusedLog(r)
 	}
 	t.engine = eng
 }
@@ -102,12 +122,11 @@ func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Do
 	doc, err := t.commit(fn)
 	if err != nil {
 		if isFatalToWriter(err) {
-			t.w.termWG.Add(1)
-			go func() { defer t.w.termWG.Done(); t.w.endTerm(t, err) }()
+			t.core.goTerm(func() { t.core.endTerm(t, err) })
 		}
 		return nil, err
 	}
-	t.w.publish(doc)
+	t.core.publish(doc)
 	return doc, nil
 }
 
@@ -116,7 +135,7 @@ func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Do
 // checked inside the store's commit, where the store also runs the lock check (checkLock,
 // which a checkpoint runs too). A term that ended gets a *ReadOnlyError.
 func (t *Term) commit(fn func(*store.Doc) error) (*store.Doc, error) {
-	doc, err := t.w.st.Update(func(d *store.Doc) error {
+	doc, err := t.st.Update(func(d *store.Doc) error {
 		if err := t.writable(); err != nil { // no window locks here: this runs under the store's
 			return err
 		}
@@ -146,7 +165,7 @@ func (t *Term) commitCheck() error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	return t.w.checkLock()
+	return t.core.checkLock()
 }
 
 // keepPrevious writes the document as workflows.prev.json (store.KeepPrevious), only
@@ -155,7 +174,7 @@ func (t *Term) keepPrevious() error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	return t.w.st.KeepPrevious()
+	return t.st.KeepPrevious()
 }
 
 // appendArchive appends runs to the run archive (store.Archive.Append), only while the
@@ -164,7 +183,23 @@ func (t *Term) appendArchive(runs []store.Run) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	return t.w.st.Archive().Append(runs)
+	return t.st.Archive().Append(runs)
+}
+
+// audit appends rec, a record only a writer makes (its takeover and reaps, a change it
+// saved, a scheduling decision, a retention pass, a clean, a hand-over, its shutdown), to
+// the audit log. It is the term's so that a reader, which has none, cannot reach it. It
+// does not refuse once the term has ended: what the term did is recorded even when the
+// term ends right after.
+func (t *Term) audit(rec store.Record) error { return t.log.Append(rec) }
+
+// note appends rec, a person's change that the term just saved, to the audit log (the
+// Activity tab lists it). The change stands whatever happens to its record: a failed
+// append is logged, never returned.
+func (t *Term) note(rec store.Record) {
+	if err := t.audit(rec); err != nil {
+		t.opts.Logf("a saved change is not in the audit log yet: %v", err)
+	}
 }
 
 // updater is Update for the executor and the scheduler of the term.
@@ -179,7 +214,7 @@ func (t *Term) endedError() error {
 // kick starts the queued runs the lanes allow.
 func (t *Term) kick() {
 	if _, err := t.engine.Kick(); err != nil && !errors.Is(err, ErrReadOnly) {
-		t.w.opts.Logf("start queued runs: %v", err)
+		t.opts.Logf("start queued runs: %v", err)
 	}
 }
 
@@ -197,7 +232,6 @@ func (t *Term) wakeScheduler() {
 // them retires, state.lock goes) and the window reads on, giving way to heir while it
 // lives. It returns why it did not hand over: the save failed, or the term had ended.
 func (t *Term) Resign(ctx context.Context, heir store.Owner) error {
-	w := t.w
 	var running []string
 	_, err := t.Update(ctx, func(d *store.Doc) error {
 		h := heir
@@ -213,11 +247,11 @@ func (t *Term) Resign(ctx context.Context, heir store.Owner) error {
 	if err != nil {
 		return err
 	}
-	_ = w.audit.Append(store.Handover{Epoch: t.epoch, From: t.self, To: heir, Runs: running})
-	if !w.leave(t, exitHandOver(heir)) {
+	_ = t.audit(store.Handover{Epoch: t.epoch, From: t.self, To: heir, Runs: running})
+	if !t.core.leave(t, exitHandOver(heir)) {
 		return t.endedError()
 	}
-	w.opts.Logf("handed over to window pid %d", heir.PID)
+	t.opts.Logf("handed over to window pid %d", heir.PID)
 	return nil
 }
 
@@ -227,7 +261,6 @@ func (t *Term) Resign(ctx context.Context, heir store.Owner) error {
 // workflows.json whole, keeps it as the previous document and says so in the audit log.
 // Close then leaves the term.
 func (t *Term) farewell() {
-	w := t.w
 	t.engine.Stop("window closed while the run was going")
 	_, _ = t.Update(context.Background(), func(d *store.Doc) error {
 		if d.Writer != nil && d.Writer.Instance == t.Owner().Instance {
@@ -235,10 +268,10 @@ func (t *Term) farewell() {
 		}
 		return nil
 	})
-	_ = w.st.Checkpoint() // workflows.json alone is complete when no window writes
+	_ = t.st.Checkpoint() // workflows.json alone is complete when no window writes
 	_ = t.keepPrevious()
-	_ = w.audit.Append(store.Shutdown{Epoch: w.epoch(), Instance: w.Self().Instance})
-	if err := w.audit.Close(); err != nil { // no more retries: this window writes no more
-		w.opts.Logf("%v", err)
+	_ = t.audit(store.Shutdown{Epoch: t.core.epoch(), Instance: t.self.Instance})
+	if err := t.log.Close(); err != nil { // no more retries: this window writes no more
+		t.opts.Logf("%v", err)
 	}
 }

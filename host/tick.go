@@ -85,7 +85,7 @@ func TickOnce(home string, opts Options, out io.Writer) int {
 // run whose end could not be saved: see abandoned); each wake looks again at the
 // schedules as of asOf, which only starts occurrences of this pass waiting for their
 // turn (the engine usually starts them itself as a run ends) and judges overruns now.
-func (w *Window) tickPass(t *Term, asOf time.Time) error {
+func (w *Core) tickPass(t *Term, asOf time.Time) error {
 	ctx, eng, self := t.ctx, t.engine, t.self
 	sub := w.Subscribe()
 	defer w.Unsubscribe(sub)
@@ -163,7 +163,7 @@ func abandoned(d *store.Doc, self store.Owner, eng *workflow.Engine, suspect map
 }
 
 // tickWriterGone returns why this window can no longer record its runs, or nil.
-func (w *Window) tickWriterGone(ctx context.Context) error {
+func (w *Core) tickWriterGone(ctx context.Context) error {
 	if ctx.Err() == nil && w.Role() == RoleWriter {
 		return nil
 	}
@@ -201,7 +201,7 @@ func firstSeq(d *store.Doc, self store.Owner) uint64 {
 
 // runsOf returns the runs owned by self with a sequence number from first on, from the
 // document and the archive (a long tick's first runs may be archived by its last saves).
-func (w *Window) runsOf(self store.Owner, first uint64) ([]store.Run, error) {
+func (w *Core) runsOf(self store.Owner, first uint64) ([]store.Run, error) {
 	var out []store.Run
 	q := store.HistoryQuery{Limit: store.MaxHistoryLimit}
 	for {

@@ -205,7 +205,7 @@ var ErrImportConflict = errors.New("the import conflicts with this home")
 // window's import is refused like any write.
 func (s *Intents) Import(ctx context.Context, f ExportFile) (ImportPlan, error) {
 	var p ImportPlan
-	d, err := s.update(ctx, func(d *store.Doc) error {
+	d, t, err := s.update(ctx, func(d *store.Doc) error {
 		p = ImportPlan{}
 		if c := applyImport(d, f, &p, s.w.opts.Now()); len(c) > 0 {
 			p.Conflicts = c
@@ -217,12 +217,52 @@ func (s *Intents) Import(ctx context.Context, f ExportFile) (ImportPlan, error) 
 		return p, err
 	}
 	for _, n := range p.Add {
-		s.note(store.WorkflowChange{Action: store.ChangeCreated, Workflow: n, Generation: gen(d)})
+		t.note(store.WorkflowChange{Action: store.ChangeCreated, Workflow: n, Generation: gen(d)})
 	}
 	for _, n := range p.Change {
-		s.note(store.WorkflowChange{Action: store.ChangeUpdated, Workflow: n, Generation: gen(d)})
+		t.note(store.WorkflowChange{Action: store.ChangeUpdated, Workflow: n, Generation: gen(d)})
 	}
 	s.w.kick()
 	s.w.wakeScheduler()
 	return p, nil
+}
+
+// ImportText says what an import plan does, one line per kind: for the command line and
+// the window's preview. done says whether it was applied.
+func ImportText(p ImportPlan, preview bool) string {
+	var b strings.Builder
+	verb := func(now, then string) string {
+		if preview {
+			return then
+		}
+		return now
+	}
+	line := func(what string, names []string) {
+		if len(names) > 0 {
+			fmt.Fprintf(&b, "%s %d %s: %s\n", what, len(names), plural(len(names), "workflow", "workflows"), strings.Join(names, ", "))
+		}
+	}
+	line(verb("added", "adds"), p.Add)
+	line(verb("changed", "changes"), p.Change)
+	line("unchanged", p.Same)
+	if p.Schedules > 0 {
+		fmt.Fprintf(&b, "%s %d %s\n", verb("added", "adds"), p.Schedules, plural(p.Schedules, "schedule", "schedules"))
+	}
+	for _, c := range p.Conflicts {
+		fmt.Fprintf(&b, "conflict: %s\n", c)
+	}
+	if len(p.Conflicts) > 0 {
+		b.WriteString("nothing was imported: fix the file or the home, then import again\n")
+	}
+	if b.Len() == 0 {
+		b.WriteString("the file holds no workflows\n")
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

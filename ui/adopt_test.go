@@ -20,7 +20,7 @@ import (
 )
 
 // addPolicy adds a workflow of one step argv whose on_owner_lost is policy.
-func addPolicy(t *testing.T, w *host.Window, name, policy string, argv ...string) {
+func addPolicy(t *testing.T, w *host.Core, name, policy string, argv ...string) {
 	t.Helper()
 	def := store.Workflow{Name: name, OnOwnerLost: policy, Steps: []store.Step{{Argv: argv}}}
 	if _, err := w.Intents().AddWorkflow(context.Background(), def); err != nil {
@@ -29,7 +29,7 @@ func addPolicy(t *testing.T, w *host.Window, name, policy string, argv ...string
 }
 
 // startRunning starts a run of name in w and waits until it is running.
-func startRunning(t *testing.T, w *host.Window, q *uiQueue, name string) string {
+func startRunning(t *testing.T, w *host.Core, q *uiQueue, name string) string {
 	t.Helper()
 	r, _, err := w.Intents().StartRun(context.Background(), name, "")
 	if err != nil {
@@ -44,7 +44,7 @@ func startRunning(t *testing.T, w *host.Window, q *uiQueue, name string) string 
 
 // cancelAndWait cancels run id in w and waits until it is recorded as ended, so that no
 // step outlives the test.
-func cancelAndWait(t *testing.T, w *host.Window, q *uiQueue, id string) {
+func cancelAndWait(t *testing.T, w *host.Core, q *uiQueue, id string) {
 	t.Helper()
 	if _, err := w.Intents().CancelRun(context.Background(), id); err != nil {
 		t.Fatal(err)

@@ -73,14 +73,14 @@ func newHome(t testing.TB) string {
 }
 
 // openCore opens a window core on home; writer makes it take the lock (Start) at once.
-func openCore(t *testing.T, home string) *host.Window {
+func openCore(t *testing.T, home string) *host.Core {
 	t.Helper()
 	return openCoreWith(t, home, host.Options{})
 }
 
 // openCoreWith opens a core with options (e.g. KeepFinished: -1 to keep a big history
 // in the document).
-func openCoreWith(t *testing.T, home string, opts host.Options) *host.Window {
+func openCoreWith(t *testing.T, home string, opts host.Options) *host.Core {
 	t.Helper()
 	w, err := host.Open(home, opts)
 	if err != nil {
@@ -95,7 +95,7 @@ func openCoreWith(t *testing.T, home string, opts host.Options) *host.Window {
 	return w
 }
 
-func startWriter(t *testing.T, home string) *host.Window {
+func startWriter(t *testing.T, home string) *host.Core {
 	t.Helper()
 	w := openCore(t, home)
 	if err := w.Start(); err != nil {
@@ -127,7 +127,7 @@ func newUITicking(t *testing.T, core Core, tick time.Duration) (*Main, *uiQueue)
 	return m, q
 }
 
-func addWorkflow(t *testing.T, w *host.Window, name string, argv ...string) {
+func addWorkflow(t *testing.T, w *host.Core, name string, argv ...string) {
 	t.Helper()
 	if _, err := w.Intents().AddWorkflow(context.Background(), store.Workflow{Name: name, Steps: []store.Step{{Argv: argv}}}); err != nil {
 		t.Fatal(err)
@@ -182,7 +182,7 @@ func seedHomeKeeping(t testing.TB, home string, nWF, nRuns, keepFinished int) {
 }
 
 // writerUI opens a core on a new home with its window, and waits until it is the writer.
-func writerUI(t *testing.T) (string, *host.Window, *Main, *uiQueue) {
+func writerUI(t *testing.T) (string, *host.Core, *Main, *uiQueue) {
 	t.Helper()
 	isolate(t)
 	home := newHome(t)

@@ -16,7 +16,7 @@ import (
 
 // finishRuns starts runs of workflow name and waits until n of its runs have finished,
 // live or archived.
-func finishRuns(t *testing.T, w *host.Window, name string, start, n int) {
+func finishRuns(t *testing.T, w *host.Core, name string, start, n int) {
 	t.Helper()
 	for range start {
 		if _, _, err := w.Intents().StartRun(context.Background(), name, ""); err != nil {

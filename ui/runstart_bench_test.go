@@ -137,7 +137,7 @@ func waitRunJournal(b *testing.B, home, id string, cond func(workflow.Journal) b
 }
 
 // waitRunDoc waits, on the window's events, until cond holds for its snapshot.
-func waitRunDoc(b *testing.B, w *host.Window, what string, cond func(*store.Doc) bool) {
+func waitRunDoc(b *testing.B, w *host.Core, what string, cond func(*store.Doc) bool) {
 	b.Helper()
 	sub := w.Subscribe()
 	defer sub.Close()

@@ -35,7 +35,7 @@ func TestLongNameNeverWidensTheWindow(t *testing.T) {
 
 // widthsWith adds workflow name, opens it, runs it, schedules it, shows its run and
 // schedule, and returns the window's minimum width on each tab.
-func widthsWith(t *testing.T, w *host.Window, m *Main, q *uiQueue, name string) map[string]float32 {
+func widthsWith(t *testing.T, w *host.Core, m *Main, q *uiQueue, name string) map[string]float32 {
 	t.Helper()
 	ctx := context.Background()
 	addWorkflow(t, w, name, "true")

@@ -1,4 +1,4 @@
-// Package ui is Baton's Fyne window. It renders snapshots of a host.Window and sends
+// Package ui is Baton's Fyne window. It renders snapshots of a host.Core and sends
 // intents to it; it decides nothing itself.
 //
 // # Threading
@@ -29,7 +29,7 @@ import (
 	"baton/ui/view"
 )
 
-// Core is what the UI needs of a window; *host.Window implements it. These are the same
+// Core is what the UI needs of a window; *host.Core implements it. These are the same
 // intents the control channel sends.
 type Core interface {
 	Status() host.Status

@@ -18,7 +18,7 @@ import (
 // LockName is the writer's lock file in the home folder. It is never deleted.
 const LockName = "state.lock"
 
-// Options configure a Window. The zero value is safe.
+// Options configure a Core. The zero value is safe.
 type Options struct {
 	// Now is the clock; time.Now by default.
 	Now func() time.Time
@@ -41,9 +41,9 @@ type Options struct {
 	MustExist bool
 }
 
-// Window is one Baton window on a home folder: a reader that follows the writer, or the
-// writer. Create it with Open, subscribe, then call Start. Safe for concurrent use.
-type Window struct {
+// Core is the core of one process on a home folder (a window, a headless process, a
+// command or tick): a reader that follows the writer, or the writer. Create it with Open, subscribe, then call Start. Safe for concurrent use.
+type Core struct {
 	home  string
 	self  store.Owner
 	opts  Options
@@ -101,7 +101,7 @@ var keepTeardown sync.Once
 // Open prepares the home folder, takes this window's liveness lock and reads
 // workflows.json (an unreadable file is reported by Status, not returned). It does not
 // take a role yet: subscribe, then call Start.
-func Open(home string, opts Options) (*Window, error) {
+func Open(home string, opts Options) (*Core, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -131,7 +131,7 @@ func Open(home string, opts Options) (*Window, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Window{home: abs, self: self, opts: opts, inst: inst, instDir: instDir, readOnly: readOnly,
+	w := &Core{home: abs, self: self, opts: opts, inst: inst, instDir: instDir, readOnly: readOnly,
 		audit: store.NewAudit(abs), life: RoleOpening, homePoke: make(chan struct{}, 1)}
 	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
 		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished})
@@ -148,10 +148,10 @@ func Open(home string, opts Options) (*Window, error) {
 }
 
 // Home returns the absolute home folder.
-func (w *Window) Home() string { return w.home }
+func (w *Core) Home() string { return w.home }
 
 // Self returns this window's identity.
-func (w *Window) Self() store.Owner {
+func (w *Core) Self() store.Owner {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.self
@@ -159,16 +159,16 @@ func (w *Window) Self() store.Owner {
 
 // Subscribe returns a subscription to this window's events. Subscribe before Start to see
 // the first role event. Close the Sub when done; it is closed by Close of the window.
-func (w *Window) Subscribe() *Sub { return w.hub.subscribe() }
+func (w *Core) Subscribe() *Sub { return w.hub.subscribe() }
 
 // Unsubscribe ends a subscription.
-func (w *Window) Unsubscribe(s *Sub) { w.hub.unsubscribe(s) }
+func (w *Core) Unsubscribe(s *Sub) { w.hub.unsubscribe(s) }
 
 // Start follows the home folder and takes the initial role: it tries state.lock without
 // blocking; with it, it runs BecomeWriter; without it, it stays a reader and a watcher
 // waits for the lock. Start blocks until the initial role is known (for a writer, until
 // its takeover finished).
-func (w *Window) Start() error {
+func (w *Core) Start() error {
 	w.mu.Lock()
 	if w.started || w.life == RoleClosed {
 		w.mu.Unlock()
@@ -218,7 +218,7 @@ func (w *Window) Start() error {
 
 // waitForLock starts the lock watcher: a goroutine blocked in flock that wakes the moment
 // the holder's descriptor closes (by exit, crash or kill -9).
-func (w *Window) waitForLock() {
+func (w *Core) waitForLock() {
 	w.mu.Lock()
 	if w.waiting || w.life == RoleClosed {
 		w.mu.Unlock()
@@ -249,7 +249,7 @@ func (w *Window) waitForLock() {
 // waited (or between open and lock), holding it proves nothing, since another window may
 // hold the file now at the path. Then the stale lock is let go and the wait starts over
 // on the new file.
-func (w *Window) gotLock(fl store.LockHold) {
+func (w *Core) gotLock(fl store.LockHold) {
 	if w.unsafeHome() != nil {
 		// No window writes an unsafe home: let the lock go; guardHome waits for it again
 		// once the home is safe.
@@ -275,7 +275,7 @@ func (w *Window) gotLock(fl store.LockHold) {
 
 // checkLock runs before every save: the lock must be held, and state.lock on disk must be
 // the very file we hold (not removed or replaced), or a second writer could start beside us.
-func (w *Window) checkLock() error {
+func (w *Core) checkLock() error {
 	w.mu.Lock()
 	t, role := w.term, w.roleLocked()
 	w.mu.Unlock()
@@ -286,7 +286,7 @@ func (w *Window) checkLock() error {
 }
 
 // onFileChange runs on the store's watch goroutine after a reload.
-func (w *Window) onFileChange(doc *store.Doc, err error) {
+func (w *Core) onFileChange(doc *store.Doc, err error) {
 	w.mu.Lock()
 	prevProblem := w.problem
 	w.problem = err
@@ -330,7 +330,7 @@ func (w *Window) onFileChange(doc *store.Doc, err error) {
 }
 
 // Role returns the current role. The answer may be stale by the time it is used.
-func (w *Window) Role() Role {
+func (w *Core) Role() Role {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.roleLocked()
@@ -338,12 +338,12 @@ func (w *Window) Role() Role {
 
 // emitRole tells subscribers the current role again (its problem changed, or who writes),
 // with the problem or, failing one, the filesystem warning.
-func (w *Window) emitRole() { w.emitRoleEvent(w.Role()) }
+func (w *Core) emitRole() { w.emitRoleEvent(w.Role()) }
 
 // emitRoleEvent sends the role event of a move to role: for a writer, its takeover (epoch,
 // reaped runs, how long it took); for a closed window, the role alone; otherwise who
 // writes, the epoch and the problem or the filesystem warning.
-func (w *Window) emitRoleEvent(role Role) {
+func (w *Core) emitRoleEvent(role Role) {
 	switch role {
 	case RoleClosed:
 		w.hub.emit(Event{Kind: EventRole, Role: RoleClosed})
@@ -371,11 +371,11 @@ func (w *Window) emitRoleEvent(role Role) {
 
 // Warning returns a standing warning about the home folder (it is on a network
 // filesystem, where the single-writer guarantee does not hold), or "".
-func (w *Window) Warning() string { return w.fsWarning }
+func (w *Core) Warning() string { return w.fsWarning }
 
 // publish tells subscribers what changed between the last published document and doc:
 // one run event per run whose status changed, then one changed event.
-func (w *Window) publish(doc *store.Doc) {
+func (w *Core) publish(doc *store.Doc) {
 	w.pubMu.Lock()
 	defer w.pubMu.Unlock()
 	old := w.published
@@ -413,7 +413,7 @@ func (w *Window) publish(doc *store.Doc) {
 // Close ends the window gracefully: a writer cancels its running runs and records them,
 // then its term ends and it releases state.lock; the liveness lock goes last. It blocks
 // until then. A window waiting for the lock stops waiting. Safe to call more than once.
-func (w *Window) Close() error {
+func (w *Core) Close() error {
 	w.mu.Lock()
 	if w.life == RoleClosed {
 		w.mu.Unlock()
@@ -459,7 +459,13 @@ func closingCancels(d *store.Doc, self store.Owner) []string {
 	return cancel
 }
 
-func (w *Window) epoch() uint64 {
+// goTerm runs fn in a goroutine of the writer terms, which Close waits for.
+func (w *Core) goTerm(fn func()) {
+	w.termWG.Add(1)
+	go func() { defer w.termWG.Done(); fn() }()
+}
+
+func (w *Core) epoch() uint64 {
 	d, _ := w.st.View()
 	return d.Epoch
 }
@@ -468,17 +474,17 @@ func (w *Window) epoch() uint64 {
 // file: nothing more is written by this window; its running steps are killed (the next
 // writer reaps their runs), and the window goes back to waiting for the lock. It does
 // nothing if t is not the current term (that term already ended; never end a later one).
-func (w *Window) endTerm(t *Term, reason error) { w.leave(t, exitLost(reason)) }
+func (w *Core) endTerm(t *Term, reason error) { w.leave(t, exitLost(reason)) }
 
 // currentTerm returns the writer term, or nil while this window does not write.
-func (w *Window) currentTerm() *Term {
+func (w *Core) currentTerm() *Term {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.writingLocked()
 }
 
 // writingLocked is the term if it writes (its takeover finished), else nil. Under w.mu.
-func (w *Window) writingLocked() *Term {
+func (w *Core) writingLocked() *Term {
 	if w.term != nil && w.term.phase == phaseWriting && w.life != RoleClosed {
 		return w.term
 	}
@@ -490,7 +496,7 @@ func (w *Window) writingLocked() *Term {
 // this window (its engine stopped and killed their processes), so the old lock being free
 // is true evidence for the next writer's reaper: without it those runs would hold their
 // lanes until this window exits.
-func (w *Window) retireIdentity() {
+func (w *Core) retireIdentity() {
 	self, err := newIdentity()
 	if err == nil {
 		var inst *flock.Flock

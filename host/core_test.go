@@ -32,7 +32,7 @@ func TestRoleStateMachine(t *testing.T) {
 	}
 }
 
-func openStarted(t *testing.T, home string) *Window {
+func openStarted(t *testing.T, home string) *Core {
 	t.Helper()
 	w, err := Open(home, Options{})
 	if err != nil {
@@ -45,7 +45,7 @@ func openStarted(t *testing.T, home string) *Window {
 	return w
 }
 
-func waitRole(t *testing.T, w *Window, r Role) {
+func waitRole(t *testing.T, w *Core, r Role) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for w.Role() != r {
@@ -208,7 +208,7 @@ func TestLockLostRunsAreReapedNotWedged(t *testing.T) {
 	// a retires the identity that owns the run and waits on the new file like b: either
 	// may win it. Whoever writes reaps the run (at its takeover, or with its standing
 	// reaper if it took over while a still looked alive) and the lane is free again.
-	var writer *Window
+	var writer *Core
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if a.Self().Instance != oldInstance {

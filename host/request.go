@@ -1,16 +1,11 @@
 package host
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"reflect"
-	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -19,7 +14,8 @@ import (
 	"baton/workflow"
 )
 
-// MaxRequestLine caps one control-channel request line.
+// MaxRequestLine caps one request line of the control channel (host/control); a
+// forwarded request file may be a little longer (maxForwardFile).
 const MaxRequestLine = 1 << 20
 
 // Request is one control-channel request line. Op names the operation; the other fields
@@ -48,81 +44,8 @@ type Request struct {
 // "forwarded_to" (its pid; numbers as json.Number), a refusal is a *ForwardedError, and a
 // request no writer took within ForwardTimeout (or before ctx ended) is withdrawn and
 // refused with workflow.ErrConflict.
-func Call(ctx context.Context, w *Window, req *Request) (map[string]any, error) {
-	c := &Control{w: w, out: io.Discard}
-	return c.dispatch(ctx, req)
-}
-
-// Control serves the headless JSON-lines channel of one window: requests in, one reply per
-// request and one line per event out. Nothing else is written to out.
-type Control struct {
-	w   *Window
-	mu  sync.Mutex // serialises lines on out
-	out io.Writer
-}
-
-// NewControl returns a control channel for w writing to out.
-func NewControl(w *Window, out io.Writer) *Control { return &Control{w: w, out: out} }
-
-func (c *Control) writeLine(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b, _ = json.Marshal(map[string]any{"id": nil, "ok": false, "code": "internal", "error": err.Error()})
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, _ = c.out.Write(append(b, '\n'))
-}
-
-// Forward writes every event of sub until sub is closed. Run it in its own goroutine.
-func (c *Control) Forward(sub *Sub) {
-	for e := range sub.C {
-		c.writeLine(e)
-	}
-}
-
-// Serve reads requests from in until it ends or a shutdown op arrives; it returns io.EOF
-// or nil (shutdown). It does not close the window.
-func (c *Control) Serve(in io.Reader) error {
-	r := bufio.NewReaderSize(in, 64<<10)
-	for {
-		line, err := readLine(r, MaxRequestLine)
-		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, errLineTooLong) {
-			if errors.Is(err, errLineTooLong) {
-				c.writeLine(errReply(nil, "invalid", fmt.Sprintf("request line longer than %d bytes", MaxRequestLine)))
-			} else if c.handleLine(line) {
-				return nil
-			}
-		}
-		if err != nil && !errors.Is(err, errLineTooLong) {
-			return io.EOF
-		}
-	}
-}
-
-var errLineTooLong = errors.New("line too long")
-
-// readLine returns one line without its newline; a line over max is skipped whole and
-// reported as errLineTooLong.
-func readLine(r *bufio.Reader, max int) ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(buf)+len(chunk) > max {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = r.ReadSlice('\n')
-			}
-			if err != nil {
-				return nil, err
-			}
-			return nil, errLineTooLong
-		}
-		buf = append(buf, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return bytes.TrimRight(buf, "\r\n"), err
-	}
+func Call(ctx context.Context, w *Core, req *Request) (map[string]any, error) {
+	return dispatch(ctx, w, req)
 }
 
 // ParseRequest decodes one request line strictly (strict.go): one JSON object, valid
@@ -159,36 +82,9 @@ func parseRequest(line []byte) (*Request, error) {
 	return req, nil
 }
 
-// handleLine answers one request and reports whether it was a shutdown.
-func (c *Control) handleLine(line []byte) bool {
-	req, err := ParseRequest(line)
-	if err != nil {
-		var id json.RawMessage
-		if req != nil {
-			id = req.ID
-		}
-		c.writeLine(errReply(id, "invalid", err.Error()))
-		return false
-	}
-	reply, err := c.dispatch(context.Background(), req)
-	if err != nil {
-		e := errReply(req.ID, codeOf(err), err.Error())
-		if fe := (*ForwardedError)(nil); errors.As(err, &fe) {
-			e["forwarded_to"] = fe.WriterPID
-		}
-		c.writeLine(e)
-		return false
-	}
-	reply["id"] = rawOrNull(req.ID)
-	reply["ok"] = true
-	c.writeLine(reply)
-	return req.Op == "shutdown"
-}
-
 // dispatch answers req. A write with Forward set goes to the writer while this window
 // does not write; without Forward a reader refuses it (read_only).
-func (c *Control) dispatch(ctx context.Context, req *Request) (map[string]any, error) {
-	w := c.w
+func dispatch(ctx context.Context, w *Core, req *Request) (map[string]any, error) {
 	// A window that cannot write its home (a read-only file system) cannot forward either:
 	// refused below, saying why.
 	if req.Forward && forwardable[req.Op] && w.currentTerm() == nil && w.readOnly == "" {
@@ -430,6 +326,25 @@ func scheduleID(req *Request) string {
 	return ""
 }
 
+// Reply is the line that answers req.ID: reply (the result of Call) with "id" and "ok"
+// set, or, for err, {"id", "ok": false, "code", "error"} (and "forwarded_to" when the
+// writer refused a forwarded request).
+func Reply(id json.RawMessage, reply map[string]any, err error) map[string]any {
+	if err != nil {
+		e := errReply(id, ErrorCode(err), err.Error())
+		if fe := (*ForwardedError)(nil); errors.As(err, &fe) {
+			e["forwarded_to"] = fe.WriterPID
+		}
+		return e
+	}
+	reply["id"] = rawOrNull(id)
+	reply["ok"] = true
+	return reply
+}
+
+// InvalidReply refuses a request line that is not a request: code "invalid", msg why.
+func InvalidReply(id json.RawMessage, msg string) map[string]any { return errReply(id, "invalid", msg) }
+
 func errReply(id json.RawMessage, code, msg string) map[string]any {
 	return map[string]any{"id": rawOrNull(id), "ok": false, "code": code, "error": msg}
 }
@@ -443,8 +358,9 @@ func rawOrNull(id json.RawMessage) any {
 	return id
 }
 
-// codeOf maps an error to a control-channel code.
-func codeOf(err error) string {
+// ErrorCode maps an error to its control-channel code (read_only, invalid, not_found,
+// conflict, internal, or the code a forwarding writer answered).
+func ErrorCode(err error) string {
 	if fe := (*ForwardedError)(nil); errors.As(err, &fe) && fe.Code != "" {
 		return fe.Code // the writer's code, as it answered
 	}
@@ -460,34 +376,6 @@ func codeOf(err error) string {
 		return "conflict"
 	}
 	return "internal"
-}
-
-// RunHeadless is a window without a screen: it opens home, serves the control channel on
-// in/out until in ends, a shutdown op, or a signal on stop, then closes gracefully
-// (running runs are cancelled and recorded, the lock released). Logs go to stderr.
-func RunHeadless(home string, opts Options, in io.Reader, out io.Writer, stop <-chan os.Signal) error {
-	w, err := Open(home, opts)
-	if err != nil {
-		return err
-	}
-	c := NewControl(w, out)
-	sub := w.Subscribe()
-	fwd := make(chan struct{})
-	go func() { c.Forward(sub); close(fwd) }()
-	if err := w.Start(); err != nil {
-		w.Close()
-		<-fwd
-		return err
-	}
-	done := make(chan struct{})
-	go func() { _ = c.Serve(in); close(done) }()
-	select {
-	case <-done:
-	case <-stop:
-	}
-	err = w.Close()
-	<-fwd
-	return err
 }
 
 // maskSecrets returns copies of wfs in which the value of every secret-named environment

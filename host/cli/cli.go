@@ -1,4 +1,30 @@
-package host
+// Package cli is the command line: baton run, status, workflows, runs, logs, cancel,
+// recover, export and import (Command), for people (aligned columns, durations as people
+// write them) and scripts (--json: one JSON document on stdout). Each command opens a
+// host.Core on the home like any other window, so it works whether or not one is open:
+//
+//   - status, workflows, runs and logs only read. Their window is opened and never
+//     started: it reads workflows.json, the archive and the logs, never tries state.lock
+//     and never starts a run.
+//   - run and cancel start their window as tick --once does (no scheduler). With a writer
+//     open it is a reader and forwards the write to the writer (Request.Forward); with none
+//     it becomes the writer through the same BecomeWriter.
+//
+// A command that became the writer leaves only when closing its window would cancel
+// nothing (settle). Closing a writer cancels its running runs, except those whose workflow
+// says on_owner_lost "adopt", and a run started from the command line must outlive the
+// command. Leaving such a run to its supervisor would not do: the next writer's takeover
+// kills and fails a run whose owner is dead unless its workflow says "adopt". So `baton run
+// W` with no window open stays, as the writer, until the runs its close would cancel have
+// ended; "adopt" runs are left going for the next writer to adopt. While it stays it is a
+// full writer: it answers forwarded requests, and a window that asks to write gets a
+// hand-over (adopting the runs), after which the command leaves at once.
+//
+// It speaks to the core through host's exported surface only: Open, Start and Close,
+// Status and Snapshot, Intents, Call for a request that may be forwarded, and the
+// command's own few (RunState, LiveWriter, FindRun, Settle; host/runs.go). Nothing here
+// links Fyne.
+package cli
 
 import (
 	"context"
@@ -18,35 +44,10 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"baton/host"
 	"baton/store"
 	"baton/workflow"
 )
-
-// The command line: baton run, status, workflows, runs, logs and cancel (Command), for
-// people (aligned columns, durations as people write them) and scripts (--json: one JSON
-// document on stdout). Each command opens a Window on the home like any other window, so
-// it works whether or not one is open:
-//
-//   - status, workflows, runs and logs only read. Their window is opened and never
-//     started: it reads workflows.json, the archive and the logs, never tries state.lock
-//     and never starts a run.
-//   - run and cancel start their window as tick --once does (no scheduler). With a writer
-//     open it is a reader and forwards the write to the writer (Request.Forward); with none
-//     it becomes the writer through the same BecomeWriter.
-//
-// A command that became the writer leaves only when closing its window would cancel
-// nothing (settle). Closing a writer cancels its running runs, except those whose workflow
-// says on_owner_lost "adopt", and a run started from the command line must outlive the
-// command. Leaving such a run to its supervisor would not do: the next writer's takeover
-// kills and fails a run whose owner is dead unless its workflow says "adopt". So `baton run
-// W` with no window open stays, as the writer, until the runs its close would cancel have
-// ended; "adopt" runs are left going for the next writer to adopt. While it stays it is a
-// full writer: it answers forwarded requests, and a window that asks to write gets a
-// hand-over (adopting the runs), after which the command leaves at once.
-//
-// This is package host, not a package of its own, because settle drives the writer term's
-// engine (as tick --once does) and following a run needs the liveness evidence of
-// windows (ownerAlive); nothing here links Fyne.
 
 // Exit codes of Command.
 const (
@@ -58,10 +59,6 @@ const (
 
 // logTailLines is how much of a run's log `baton run --wait` prints.
 const logTailLines = 20
-
-// settleNote is how long a command that stays the writer for its runs waits before it
-// says so.
-const settleNote = time.Second
 
 // followPoll is how often a follow looks again when no file event came (a folder created
 // after the watch began is not watched until then).
@@ -118,7 +115,7 @@ func CommandUsage() string {
 type cli struct {
 	name           string // "baton run"
 	usage          string
-	opts           Options
+	opts           host.Options
 	ctx            context.Context // ends on a signal
 	stdout, stderr io.Writer
 
@@ -131,7 +128,7 @@ type cli struct {
 // Command runs the subcommand args[0] with its arguments and returns the exit code: 0
 // done, 1 failed (or the run waited for did not succeed), 2 bad arguments, 130 a signal
 // on stop ended a wait. Results go to stdout, errors and notes to stderr.
-func Command(args []string, opts Options, stdout, stderr io.Writer, stop <-chan os.Signal) int {
+func Command(args []string, opts host.Options, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "baton: unknown command %q\n", args[0])
@@ -161,7 +158,7 @@ func Command(args []string, opts Options, stdout, stderr io.Writer, stop <-chan 
 		return c.usageError("--home is empty: name a folder, or leave --home out for the default home")
 	}
 	if c.home == "" {
-		if c.home, err = DefaultHome(); err != nil {
+		if c.home, err = host.DefaultHome(); err != nil {
 			return c.fail(err)
 		}
 	}
@@ -225,7 +222,7 @@ func (c *cli) usageError(msg string) int {
 // returns exitFail.
 func (c *cli) fail(err error) int {
 	if c.json {
-		c.printJSON(map[string]string{"error": err.Error(), "code": codeOf(err)})
+		c.printJSON(map[string]string{"error": err.Error(), "code": host.ErrorCode(err)})
 	} else {
 		fmt.Fprintf(c.stderr, "%s: %v\n", c.name, err)
 	}
@@ -254,11 +251,11 @@ func (c *cli) table(rows [][]string) {
 // now: a command never becomes the writer half-way, when the writer it forwarded to
 // dies (a run it follows is then told by its journal, and the next window to write
 // reaps or adopts it).
-func (c *cli) open(start bool) (*Window, error) {
+func (c *cli) open(start bool) (*host.Core, error) {
 	opts := c.opts
 	opts.NoScheduler, opts.NoWait = true, true
 	opts.MustExist = true // a command never makes a home: there is nothing in a new one to read, run or cancel
-	w, err := Open(c.home, opts)
+	w, err := host.Open(c.home, opts)
 	if err != nil || !start {
 		return w, err
 	}
@@ -270,12 +267,12 @@ func (c *cli) open(start bool) (*Window, error) {
 }
 
 // openToRead opens a window that only reads and fails if workflows.json cannot be read.
-func (c *cli) openToRead() (*Window, error) {
+func (c *cli) openToRead() (*host.Core, error) {
 	w, err := c.open(false)
 	if err != nil {
 		return nil, err
 	}
-	if err := w.unreadable(); err != nil {
+	if err := w.Unreadable(); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -300,7 +297,7 @@ type runResult struct {
 
 func resultOf(r *store.Run, home string) runResult {
 	return runResult{ID: r.ID, Workflow: r.Workflow, Status: r.Status, Error: r.Error, ExitCode: r.ExitCode,
-		DurationMS: r.Duration(time.Now()).Milliseconds(), Log: logPath(r, home), LogCut: r.LogCut}
+		DurationMS: r.Duration(time.Now()).Milliseconds(), Log: host.RunLogPath(r, home), LogCut: r.LogCut}
 }
 
 // runNote is what the command line says of a run beside its status: its error and, when
@@ -319,18 +316,18 @@ func runNote(r *store.Run) string {
 func (c *cli) run(args []string) int {
 	w, err := c.open(true)
 	if err == nil {
-		err = w.cannotWrite()
+		err = w.CannotWrite()
 	}
 	if err != nil {
 		return c.fail(err)
 	}
 	defer w.Close()
-	reply, err := Call(c.ctx, w, &Request{Op: "start_run", Name: args[0], Task: c.task, Forward: true})
+	reply, err := host.Call(c.ctx, w, &host.Request{Op: "start_run", Name: args[0], Task: c.task, Forward: true})
 	if err != nil {
 		return c.fail(err)
 	}
 	res := runResult{ID: fmt.Sprint(reply["run"]), Workflow: args[0], Status: fmt.Sprint(reply["status"]),
-		ForwardedTo: intOf(reply["forwarded_to"])}
+		ForwardedTo: host.ForwardedTo(reply)}
 	switch {
 	case !c.json:
 		fmt.Fprintf(c.stdout, "run %s of %s %s%s\n", res.ID, shown(res.Workflow), res.Status, sentTo(res.ForwardedTo))
@@ -349,7 +346,7 @@ func (c *cli) run(args []string) int {
 
 // waitFor follows run id to its end, prints its log tail and outcome, and returns 0 if it
 // succeeded, else 1 (130 if interrupted). forwardedTo is the writer that started it.
-func (c *cli) waitFor(w *Window, id string, forwardedTo int) int {
+func (c *cli) waitFor(w *host.Core, id string, forwardedTo int) int {
 	r, err := c.awaitEnd(w, id, nil)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -390,21 +387,21 @@ func sentTo(pid int) string {
 func (c *cli) cancel(args []string) int {
 	w, err := c.open(true)
 	if err == nil {
-		err = w.cannotWrite()
+		err = w.CannotWrite()
 	}
 	if err != nil {
 		return c.fail(err)
 	}
 	defer w.Close()
-	r, err := w.findRun(args[0])
+	r, err := w.FindRun(args[0])
 	if err != nil {
 		return c.fail(err)
 	}
-	reply, err := Call(c.ctx, w, &Request{Op: "cancel_run", Run: r.ID, Forward: true})
+	reply, err := host.Call(c.ctx, w, &host.Request{Op: "cancel_run", Run: r.ID, Forward: true})
 	if err != nil {
 		return c.fail(err)
 	}
-	res := runResult{ID: r.ID, Workflow: r.Workflow, Status: store.StatusCancelled, ForwardedTo: intOf(reply["forwarded_to"])}
+	res := runResult{ID: r.ID, Workflow: r.Workflow, Status: store.StatusCancelled, ForwardedTo: host.ForwardedTo(reply)}
 	if c.json {
 		c.printJSON(res)
 	} else {
@@ -414,53 +411,23 @@ func (c *cli) cancel(args []string) int {
 }
 
 // settle keeps a command that became the writer until closing its window would cancel
-// nothing (see the top of this file). It returns 0, 1 if queued runs could not be started,
-// or 130 if a signal ended the wait (the close then cancels what still runs, as closing
-// any window does).
-func (c *cli) settle(w *Window) int {
-	t := w.currentTerm()
-	if t == nil || c.ctx.Err() != nil {
-		return exitOK // not the writer, or interrupted: the close does what a close does
+// nothing (see the top of this file; Core.Settle). It returns 0, 1 if queued runs could
+// not be started, or 130 if a signal ended the wait (the close then cancels what still
+// runs, as closing any window does).
+func (c *cli) settle(w *host.Core) int {
+	interrupted, err := w.Settle(c.ctx, func(going []string) {
+		fmt.Fprintf(c.stderr, "%s: no window is open, so this command stays the writer until %s %s "+
+			"(a window opened meanwhile takes over with \"Make this window the writer\"); Ctrl-C cancels %s\n",
+			c.name, strings.Join(going, ", "), plural(len(going), "ends", "end"), plural(len(going), "it", "them"))
+	})
+	switch {
+	case interrupted:
+		return exitInterrupted
+	case err != nil:
+		fmt.Fprintf(c.stderr, "%s: %v\n", c.name, err)
+		return exitFail
 	}
-	sub := w.Subscribe()
-	defer w.Unsubscribe(sub)
-	var note <-chan time.Time // the note is for runs that take a while, not for every run
-	for {
-		if t.ctx.Err() != nil {
-			return exitOK // handed over, or no longer writing: nothing of ours to cancel
-		}
-		going := closingCancels(w.Snapshot(), t.self)
-		if len(going) == 0 {
-			// Kick is serialised with the engine's own kicks: once it starts nothing, a run
-			// started by another kick is in the document already.
-			ids, err := t.engine.Kick()
-			if err != nil {
-				fmt.Fprintf(c.stderr, "%s: start queued runs: %v\n", c.name, err)
-				return exitFail
-			}
-			if len(ids) == 0 && len(closingCancels(w.Snapshot(), t.self)) == 0 {
-				return exitOK
-			}
-			continue
-		}
-		if note == nil {
-			note = time.After(settleNote)
-		}
-		select {
-		case <-note:
-			fmt.Fprintf(c.stderr, "%s: no window is open, so this command stays the writer until %s %s "+
-				"(a window opened meanwhile takes over with \"Make this window the writer\"); Ctrl-C cancels %s\n",
-				c.name, strings.Join(going, ", "), plural(len(going), "ends", "end"), plural(len(going), "it", "them"))
-			note = make(chan time.Time) // never again
-		case _, ok := <-sub.C:
-			if !ok {
-				return exitOK
-			}
-		case <-t.Done():
-		case <-c.ctx.Done():
-			return exitInterrupted
-		}
-	}
+	return exitOK
 }
 
 // awaitEnd blocks until run id has ended and returns it as it ended. It looks again each
@@ -469,7 +436,7 @@ func (c *cli) settle(w *Window) int {
 // record it, the run's journal says so (a run left going by a window that closed). A run
 // that nobody can ever record (its owner and its supervisor are gone, no writer lives) is
 // an error. ctx ending (a signal) returns context.Canceled.
-func (c *cli) awaitEnd(w *Window, id string, each func(r *store.Run)) (store.Run, error) {
+func (c *cli) awaitEnd(w *host.Core, id string, each func(r *store.Run)) (store.Run, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return store.Run{}, fmt.Errorf("watch %s: %w", w.Home(), err)
@@ -485,7 +452,7 @@ func (c *cli) awaitEnd(w *Window, id string, each func(r *store.Run)) (store.Run
 		if !watchingRuns {
 			watchingRuns = fw.Add(runsDir) == nil
 		}
-		r, ended, err := w.runState(id)
+		r, ended, err := w.RunState(id)
 		if each != nil && err == nil {
 			each(&r)
 		}
@@ -500,82 +467,6 @@ func (c *cli) awaitEnd(w *Window, id string, each func(r *store.Run)) (store.Run
 			return r, context.Canceled
 		}
 	}
-}
-
-// runState returns run ref as it stands now and whether it has ended (see awaitEnd).
-func (w *Window) runState(ref string) (store.Run, bool, error) {
-	if doc, changed, err := w.st.Refresh(); err == nil && changed {
-		w.publish(doc)
-	}
-	r, err := w.findRun(ref)
-	if err != nil || !r.Active() {
-		return r, err == nil, err
-	}
-	if r.Status != store.StatusRunning || w.liveWriter(w.Snapshot()) != nil {
-		return r, false, nil
-	}
-	sup := workflow.SupervisionOf(w.home, r.ID)
-	switch {
-	case sup.Journal != nil && sup.Journal.Ended:
-		r.Status, r.ExitCode, r.Error = sup.Journal.Status, sup.Journal.Exit, sup.Journal.Error
-		return r, true, nil
-	case sup.Alive:
-		return r, false, nil
-	case r.Owner != nil:
-		if alive, _ := ownerAlive(w.home, w.Self(), *r.Owner); alive {
-			return r, false, nil // its window is starting its supervisor
-		}
-	}
-	return r, false, fmt.Errorf("run %s was left running by window pid %d, which is gone, and its supervisor is gone too: "+
-		"the next window to write records it", r.ID, r.OwnerPID)
-}
-
-// liveWriter returns the window that writes now, by the document and the evidence of its
-// liveness (its instance lock): the window a hand-over names, else the recorded writer;
-// nil when neither lives (no window is open).
-func (w *Window) liveWriter(d *store.Doc) *store.Owner {
-	for _, o := range []*store.Owner{d.HandoverTo, d.Writer} {
-		if o != nil {
-			if alive, _ := ownerAlive(w.home, w.Self(), *o); alive {
-				return o
-			}
-		}
-	}
-	return nil
-}
-
-// findRun returns the run named ref: its id, or its number ("r12" or "12"), from the
-// document or the archive.
-func (w *Window) findRun(ref string) (store.Run, error) {
-	seq, byNumber := runNumber(ref)
-	is := func(r *store.Run) bool { return r.ID == ref || (byNumber && r.Seq == seq) }
-	d := w.Snapshot()
-	for i := range d.Runs {
-		if is(&d.Runs[i]) {
-			return d.Runs[i].Clone(), nil
-		}
-	}
-	if seq > 0 {
-		p, err := w.Intents().History(store.HistoryQuery{Before: seq + 1, Limit: 1})
-		if err != nil {
-			return store.Run{}, err
-		}
-		if len(p.Runs) == 1 && is(&p.Runs[0]) {
-			return p.Runs[0], nil
-		}
-	}
-	return store.Run{}, fmt.Errorf("%w: no run %q", workflow.ErrNotFound, ref)
-}
-
-// runNumber returns the sequence number in a run id (r12-1a2b3c4d) or a run number ("r12",
-// "12"), and whether ref is a number alone (it then names the run by its number).
-func runNumber(ref string) (seq uint64, byNumber bool) {
-	num, suffix, hasSuffix := strings.Cut(strings.TrimPrefix(ref, "r"), "-")
-	n, err := strconv.ParseUint(num, 10, 64)
-	if err != nil || (hasSuffix && suffix == "") {
-		return 0, false
-	}
-	return n, !hasSuffix
 }
 
 // statusResult is what status prints with --json.
@@ -598,7 +489,7 @@ func (c *cli) status([]string) int {
 	}
 	defer w.Close()
 	d := w.Snapshot()
-	res := statusResult{Home: w.Home(), Writer: w.liveWriter(d), Epoch: d.Epoch, Generation: d.Generation, Warnings: []string{}}
+	res := statusResult{Home: w.Home(), Writer: w.LiveWriter(d), Epoch: d.Epoch, Generation: d.Generation, Warnings: []string{}}
 	for _, warn := range []string{w.Status().Problem, w.Warning()} {
 		if warn != "" {
 			res.Warnings = append(res.Warnings, warn)
@@ -756,7 +647,7 @@ func (c *cli) logs(args []string) int {
 		return c.fail(err)
 	}
 	defer w.Close()
-	r, err := w.findRun(args[0])
+	r, err := w.FindRun(args[0])
 	if err != nil {
 		return c.fail(err)
 	}
@@ -769,7 +660,7 @@ func (c *cli) logs(args []string) int {
 	var refused error // a log that is not Baton's own (a symlink): never printed
 	copyNew := func(r *store.Run) {
 		if refused == nil {
-			off, refused = copyFrom(logPath(r, w.Home()), off, sink)
+			off, refused = copyFrom(host.RunLogPath(r, w.Home()), off, sink)
 		}
 	}
 	if c.follow {
@@ -790,15 +681,6 @@ func (c *cli) logs(args []string) int {
 		c.printJSON(res)
 	}
 	return exitOK
-}
-
-// logPath is where run r's output goes.
-func logPath(r *store.Run, home string) string {
-	if r.Log != "" {
-		return r.Log
-	}
-	p, _ := workflow.LogPath(home, r.ID) // "" for an id that names no file: nothing to read
-	return p
 }
 
 // copyFrom copies what file path holds from offset off on to out and returns the new
@@ -878,15 +760,10 @@ func orNone(s, none string) string {
 	return s
 }
 
-// intOf reads a number from a reply: an int when made in this process, a json.Number
-// when forwarded.
-func intOf(v any) int {
-	switch n := v.(type) {
-	case int:
-		return n
-	case json.Number:
-		i, _ := n.Int64()
-		return int(i)
+// now is the command's clock: Options.Now, else the real one (as Open fills it).
+func (c *cli) now() time.Time {
+	if c.opts.Now != nil {
+		return c.opts.Now()
 	}
-	return 0
+	return time.Now()
 }

@@ -1,4 +1,4 @@
-package host
+package control
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // control channel (v1)") through the control channel of a writer: every request is
 // answered ok, and the document holds what it asked for.
 func TestDemoRequests(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "demo.jsonl"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "demo.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,58 @@
+package host_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+
+	"baton/host"
+	"baton/host/cli"
+	"baton/host/control"
+	"baton/workflow"
+)
+
+// TestMain runs the tests, or makes the test binary one of the processes the
+// multi-process tests start (child_test.go): a run's supervisor, a headless window
+// (BATON_TEST_CHILD=headless, on the control channel), `baton tick --once` (tick) or a command of the command
+// line (cli). It is in the external test package because package host/cli imports host:
+// host's own tests run a command as a child process, as a script does.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg { // a run's supervisor
+		os.Exit(workflow.SuperviseMain(os.Args[2:]))
+	}
+	switch os.Getenv("BATON_TEST_CHILD") {
+	case "headless":
+		os.Exit(headlessChild())
+	case "tick":
+		os.Exit(host.TickChild())
+	case "cli":
+		os.Exit(commandChild())
+	}
+	os.Exit(m.Run())
+}
+
+// headlessChild serves the control channel on stdin and stdout until stdin ends, a
+// shutdown request or SIGTERM.
+func headlessChild() int {
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM)
+	if err := control.RunHeadless(os.Getenv("BATON_TEST_HOME"), host.ChildOptions(), os.Stdin, os.Stdout, stop); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// commandChild runs the command BATON_TEST_CLI_ARGS (a JSON array of its arguments), with
+// the zero Options; no signal ever comes.
+func commandChild() int {
+	var args []string
+	if err := json.Unmarshal([]byte(os.Getenv("BATON_TEST_CLI_ARGS")), &args); err != nil || len(args) == 0 {
+		fmt.Fprintf(os.Stderr, "BATON_TEST_CLI_ARGS: %v\n", err)
+		return 2
+	}
+	return cli.Command(args, host.Options{}, os.Stdout, os.Stderr, make(chan os.Signal))
+}
