@@ -39,6 +39,12 @@ type Options struct {
 	// MustExist makes Open refuse a folder that is not a home yet (ErrNoHome) instead of
 	// making it one: a command that only reads never creates a home.
 	MustExist bool
+	// Doc and Lock keep the home's document and its writer lock somewhere other than the
+	// home folder: the seams of store/home.go, for a second kind of home (issue 21: etcd).
+	// Nil: workflows.json with its log, and state.lock, in the folder. The folder keeps
+	// what belongs to this machine either way (instances/, runs/, requests/, the audit).
+	Doc  store.DocHome
+	Lock store.WriterLock
 }
 
 // Core is the core of one process on a home folder (a window, a headless process, a
@@ -133,8 +139,13 @@ func Open(home string, opts Options) (*Core, error) {
 	}
 	w := &Core{home: abs, self: self, opts: opts, inst: inst, instDir: instDir, readOnly: readOnly,
 		audit: store.NewAudit(abs), life: RoleOpening, homePoke: make(chan struct{}, 1)}
-	w.st = store.New(abs, store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
-		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished})
+	sopts := store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
+		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished}
+	if opts.Doc != nil {
+		w.st = store.NewOn(abs, opts.Doc, sopts)
+	} else {
+		w.st = store.New(abs, sopts)
+	}
 	w.lockPath = filepath.Join(abs, LockName)
 	w.ctx, w.stop = context.WithCancel(context.Background())
 	_ = w.checkHome() // an unsafe home opens read-only: Status says why

@@ -16,9 +16,14 @@ import (
 // workflow/seams.go): the writer lock, state.lock with flock(2), and the liveness of
 // windows and runs, by instance locks, run locks and journals.
 
-// writerLock is the writer lock of the window's home: state.lock in the folder. A second
-// kind of home gives its own here.
-func (w *Core) writerLock() store.WriterLock { return folderLock{path: w.lockPath} }
+// writerLock is the writer lock of the window's home: state.lock in the folder, unless
+// Options.Lock gives another kind of home's.
+func (w *Core) writerLock() store.WriterLock {
+	if w.opts.Lock != nil {
+		return w.opts.Lock
+	}
+	return folderLock{path: w.lockPath}
+}
 
 // folderLock is store.WriterLock on the folder: state.lock at path. Each TryLock or Lock
 // opens a handle of its own; the handle that wins is the hold, and the file is never
