@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/gofrs/flock"
@@ -78,24 +79,26 @@ func (l folderLock) hold(fl *flock.Flock) *folderHold {
 // folderHold is store.LockHold on the folder: the flock handle that won state.lock and
 // the identity (device, inode) of the file it is on, which never changes.
 type folderHold struct {
-	fl    *flock.Flock
-	path  string
-	held  syscall.Stat_t
-	known bool // held could be read (else the hold proves nothing: Check fails)
+	fl       *flock.Flock
+	path     string
+	held     syscall.Stat_t
+	known    bool        // held could be read (else the hold proves nothing: Check fails)
+	released atomic.Bool // Release or Close let the lock go: the hold is not the lock any more
 }
 
-// Check: the file locked must be the file at state.lock's path now, not removed or
-// replaced, or a second writer could start beside this one.
+// Check: the hold must not have been let go, and the file locked must be the file at
+// state.lock's path now, not removed or replaced, or a second writer could start beside
+// this one.
 func (h *folderHold) Check() error {
 	var now syscall.Stat_t
-	if !h.known || syscall.Stat(h.path, &now) != nil || h.held.Ino != now.Ino || h.held.Dev != now.Dev || now.Nlink == 0 {
+	if h.released.Load() || !h.known || syscall.Stat(h.path, &now) != nil || h.held.Ino != now.Ino || h.held.Dev != now.Dev || now.Nlink == 0 {
 		return lockLostError{path: h.path}
 	}
 	return nil
 }
 
-func (h *folderHold) Release() error { return h.fl.Unlock() }
-func (h *folderHold) Close() error   { return h.fl.Close() }
+func (h *folderHold) Release() error { h.released.Store(true); return h.fl.Unlock() }
+func (h *folderHold) Close() error   { h.released.Store(true); return h.fl.Close() }
 
 // lockLostError is ErrLockLost (and store.ErrLockLost) for the lock at path.
 type lockLostError struct{ path string }

@@ -66,14 +66,16 @@ type DocHome interface {
 	// as its document, and the caller is told the save failed). Otherwise the document
 	// returned with an error is nil.
 	//
-	// Fencing. A commit is refused by the home, with an error wrapping ErrFenced and
-	// nothing written, when the home holds a generation after have's or a document with
-	// an epoch above next.Epoch: a writer whose term ended can never write, whatever
-	// its own clock or scheduler did. The folder gets this from its order: the Store
-	// Loads and compares the epochs right before each commit, under state.lock, whose
-	// hold it checks (Options.BeforeSave) with nothing written yet. A home without such a
-	// lock compares in the commit itself (etcd: one transaction comparing the election
-	// key's revision and the generation it read).
+	// Fencing. A writer whose term ended never commits, whatever its own clock or
+	// scheduler did: the commit fails with an error wrapping ErrFenced (or ErrLockLost)
+	// and nothing written. A home whose writer lock cannot be lost while held without
+	// the holder seeing it may leave that to the Store, as the folder does: the Store
+	// re-reads and compares epochs before the update functions run (refusing a document
+	// with an epoch above its own), and checks its lock hold (Options.BeforeSave) right
+	// before Commit, under state.lock, with nothing written yet; the folder's Commit
+	// itself does not compare. A home whose lock can be lost behind the holder's back (a
+	// lease that expires) must refuse in the commit itself: etcd compares, in the one
+	// transaction that writes, the election key's revision and the generation it read.
 	Commit(have, next *Doc) (*Doc, error)
 
 	// Checkpoint makes the home's compact form hold every committed generation up to

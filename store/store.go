@@ -461,6 +461,7 @@ func (s *Store) commit(batch []*pending) {
 	if err != nil {
 		if errors.Is(err, ErrFenced) { // refused by the home itself: a newer writer
 			s.epoch = 0
+			s.home.StopWriting() // as EndEpoch: nothing of this store writes any more
 		}
 		finish(nil, err, false)
 		return

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/fsnotify/fsnotify"
@@ -24,6 +25,9 @@ func (s *Store) Watch(ctx context.Context, onChange func(doc *Doc, err error)) e
 	stopped, err := s.home.Follow(ctx, func(full bool) { signal(kick, full) })
 	if err != nil {
 		return err
+	}
+	if stopped == nil { // a DocHome breaking its contract must not hang WaitWatches
+		return fmt.Errorf("watch %s: the home's Follow returned no stopped channel", s.dir)
 	}
 	s.watchWG.Add(2)
 	go func() { defer s.watchWG.Done(); <-stopped }()

@@ -63,6 +63,7 @@ func Run(t *testing.T, newHome func(t *testing.T) Home) {
 		{"LockWakesOnRelease", lockWakesOnRelease},
 		{"LockWakesWhenHolderDies", lockWakesWhenHolderDies},
 		{"StolenLockFailsCheck", stolenLockFailsCheck},
+		{"ReleasedHoldFailsCheck", releasedHoldFailsCheck},
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, newHome(t)) })
@@ -206,7 +207,12 @@ func watchSeesGenerationsInOrder(t *testing.T, h Home) {
 }
 
 // followerAfterGapReadsInFull: a follower that cannot follow incrementally any more
-// reads in full and has exactly the writer's document.
+// reads in full and has exactly the writer's document. On the folder a Gap (a
+// checkpoint) also replaces workflows.json, which a follower notices by its stamp alone,
+// so there this check bites only if that goes wrong too; the folder's harder case, a new
+// log cycle between the follower's reads of the file and of the log, is store's
+// TestWALReadRacingANewCycleMissesNothing. It bites for a home whose follower has only
+// the gap to go by (etcd's compacted revision).
 func followerAfterGapReadsInFull(t *testing.T, h Home) {
 	w := writer(t, h, nil)
 	addWorkflow(t, w, "before")
@@ -402,4 +408,28 @@ func stolenLockFailsCheck(t *testing.T, h Home) {
 		t.Fatalf("TryLock after the steal: %v %v", ok, err)
 	}
 	next.Close()
+}
+
+// releasedHoldFailsCheck: a hold let go is not the writer lock any more, above all once
+// another won it: its Check fails, so a writer that released cannot pass its own check.
+func releasedHoldFailsCheck(t *testing.T, h Home) {
+	hold, ok, err := h.Lock(t).TryLock()
+	if err != nil || !ok {
+		t.Fatalf("a free lock: %v %v", ok, err)
+	}
+	if err := hold.Release(); err != nil {
+		t.Fatal(err)
+	}
+	next, ok, err := h.Lock(t).TryLock()
+	if err != nil || !ok {
+		t.Fatalf("TryLock after the release: %v %v", ok, err)
+	}
+	defer next.Close()
+	if err := hold.Check(); !errors.Is(err, store.ErrLockLost) {
+		t.Fatalf("Check of a released hold while another holds the lock: %v, want ErrLockLost", err)
+	}
+	if err := next.Check(); err != nil {
+		t.Fatalf("Check of the new hold: %v", err)
+	}
+	hold.Close()
 }
