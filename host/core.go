@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"baton/host/forward"
 	"baton/store"
 	"baton/workflow/proc"
 )
@@ -85,8 +86,8 @@ type Core struct {
 	audited   map[string]bool // what auditOnce already recorded
 	homePoke  chan struct{}   // wakes guardHome (buffered 1)
 
-	replyOnce sync.Once     // the watch of replies/ for forwarded requests (forward.go)
-	replies   *replyWatcher // nil if it could not start: replyErr says why
+	replyOnce sync.Once        // the watch of replies/ for forwarded requests (forward.go)
+	replies   *forward.Watcher // nil if it could not start: replyErr says why
 	replyErr  error
 
 	retainOnce  sync.Once

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"baton/host/forward"
 	"baton/store"
 )
 
@@ -282,9 +283,9 @@ func TestForwardRequesterKilledLeavesNothing(t *testing.T) {
 	// Files of windows that died in the middle: a reply never read, a withdrawn request
 	// not yet removed. The next writer's sweep removes them.
 	dead := store.Owner{PID: b.pid, Instance: "00000000-dead-dead-dead-000000000000"}
-	reply, _ := json.Marshal(forwardReply{ID: strings.Repeat("1a", 16), Requester: dead, WriterPID: a.pid, Outcome: json.RawMessage(`{"ok":true}`)})
+	reply, _ := json.Marshal(forward.Reply{ID: strings.Repeat("1a", 16), Requester: dead, WriterPID: a.pid, Outcome: json.RawMessage(`{"ok":true}`)})
 	req, _ := json.Marshal(forwardRequest{ID: strings.Repeat("2b", 16), Requester: dead, Request: Request{Op: "start_run"}})
-	for path, data := range map[string][]byte{replyPath(home, strings.Repeat("1a", 16)): reply, requestPath(home, strings.Repeat("2b", 16), ".withdrawn"): req} {
+	for path, data := range map[string][]byte{forward.ReplyPath(home, strings.Repeat("1a", 16)): reply, forward.RequestPath(home, strings.Repeat("2b", 16), ".withdrawn"): req} {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -296,8 +297,8 @@ func TestForwardRequesterKilledLeavesNothing(t *testing.T) {
 }
 
 func hasPendingRequest(home string) bool {
-	for _, p := range listDir(filepath.Join(home, requestsDir)) {
-		if n, ok := parseRequestName(filepath.Base(p)); ok && n.suffix == ".json" {
+	for _, p := range forward.ListDir(filepath.Join(home, forward.RequestsDir)) {
+		if n, ok := forward.ParseName(filepath.Base(p)); ok && n.Suffix == ".json" {
 			return true
 		}
 	}

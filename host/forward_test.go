@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"baton/host/forward"
 	"baton/store"
 	"baton/workflow"
 )
@@ -26,8 +27,8 @@ func wfJSON(name string) json.RawMessage {
 // forwardFiles lists what is left in requests/ and replies/.
 func forwardFiles(home string) []string {
 	var out []string
-	for _, dir := range []string{requestsDir, repliesDir} {
-		for _, p := range listDir(filepath.Join(home, dir)) {
+	for _, dir := range []string{forward.RequestsDir, forward.RepliesDir} {
+		for _, p := range forward.ListDir(filepath.Join(home, dir)) {
 			out = append(out, filepath.Join(dir, filepath.Base(p)))
 		}
 	}
@@ -71,7 +72,7 @@ func TestForwardInProcess(t *testing.T) {
 	if d.Workflow("fw") == nil || d.Workflow("plain") != nil {
 		t.Fatalf("writer's document: workflows %v", d.Workflows)
 	}
-	if len(d.Applied) != 1 || !validRequestID(d.Applied[0].ID) {
+	if len(d.Applied) != 1 || !forward.ValidID(d.Applied[0].ID) {
 		t.Fatalf("Applied = %+v, want the one forwarded request", d.Applied)
 	}
 	_, err = Call(ctx, b, &Request{Op: "start_run", Workflow: json.RawMessage(`"nope"`), Forward: true})
@@ -117,13 +118,13 @@ func TestForwardWithdrawnWhenNoWriter(t *testing.T) {
 	}
 }
 
-// TestRecordForwardedAppliesOnce: the id is looked for in the save that would apply the
-// request again: a second apply changes nothing and says errAlreadyApplied, and a failed
+// TestRecordForwardedAppliesOnce: (forward.Recording, called by Term.Update) the id is looked for in the save that would apply the
+// request again: a second apply changes nothing and says forward.ErrAlreadyApplied, and a failed
 // change records nothing.
 func TestRecordForwardedAppliesOnce(t *testing.T) {
 	w := openStarted(t, t.TempDir())
-	rec := &forwarded{id: strings.Repeat("ab", 16), at: time.Now()}
-	ctx := context.WithValue(context.Background(), forwardedKey{}, rec)
+	rec := &forward.Record{ID: strings.Repeat("ab", 16), At: time.Now()}
+	ctx := forward.WithRecord(context.Background(), rec)
 	def := func(name string) store.Workflow {
 		return store.Workflow{Name: name, MaxConcurrent: 1, OnOwnerLost: "fail", Steps: []store.Step{{Argv: []string{"true"}}}}
 	}
@@ -136,11 +137,11 @@ func TestRecordForwardedAppliesOnce(t *testing.T) {
 	if _, err := w.Intents().AddWorkflow(ctx, def("first")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Intents().AddWorkflow(ctx, def("second")); !errors.Is(err, errAlreadyApplied) {
-		t.Fatalf("second apply of one request: %v, want errAlreadyApplied", err)
+	if _, err := w.Intents().AddWorkflow(ctx, def("second")); !errors.Is(err, forward.ErrAlreadyApplied) {
+		t.Fatalf("second apply of one request: %v, want forward.ErrAlreadyApplied", err)
 	}
 	d := w.Snapshot()
-	if d.Workflow("second") != nil || len(d.Applied) != 1 || d.Applied[0].ID != rec.id {
+	if d.Workflow("second") != nil || len(d.Applied) != 1 || d.Applied[0].ID != rec.ID {
 		t.Fatalf("after two applies: workflows %v, applied %+v", d.Workflows, d.Applied)
 	}
 	var out map[string]any
@@ -197,29 +198,6 @@ func TestForwardedReplyIsTheRecordedOne(t *testing.T) {
 	}
 }
 
-// TestAppliedBounded: entries that a request file names stay; the others go when older
-// than appliedKeep or beyond the newest appliedMaxIdle.
-func TestAppliedBounded(t *testing.T) {
-	now := time.Now()
-	d := &store.Doc{}
-	d.Applied = append(d.Applied, store.Applied{ID: "old-live", At: now.Add(-time.Hour)}, store.Applied{ID: "old", At: now.Add(-appliedKeep - time.Second)})
-	for i := range appliedMaxIdle + 5 {
-		d.Applied = append(d.Applied, store.Applied{ID: fmt.Sprint("n", i), At: now})
-	}
-	rec := &forwarded{id: "new", at: now, live: map[string]bool{"old-live": true}}
-	rec.add(d, nil)
-	ids := map[string]bool{}
-	for _, a := range d.Applied {
-		ids[a.ID] = true
-	}
-	if !ids["old-live"] || ids["old"] || !ids["new"] || ids["n4"] || !ids["n5"] || len(d.Applied) != appliedMaxIdle+2 {
-		t.Fatalf("kept %d entries: %v", len(d.Applied), ids)
-	}
-	if d.Applied[0].ID != "old-live" || d.Applied[len(d.Applied)-1].ID != "new" {
-		t.Fatal("Applied is no longer oldest first")
-	}
-}
-
 // TestDecodeForwardRequest: the request file is untrusted input.
 func TestDecodeForwardRequest(t *testing.T) {
 	id := strings.Repeat("0f", 16)
@@ -245,16 +223,6 @@ func TestDecodeForwardRequest(t *testing.T) {
 			t.Errorf("%s: accepted", what)
 		}
 	}
-	for _, name := range []string{id + ".json", id + ".withdrawn", id + ".taken-x"} {
-		if _, ok := parseRequestName(name); !ok {
-			t.Errorf("%s: not a request name", name)
-		}
-	}
-	for _, name := range []string{id + ".taken-", id[1:] + ".json", strings.ToUpper(id) + ".json", id + ".tmp", ".baton-tmp-" + id + ".json-1-2"} {
-		if _, ok := parseRequestName(name); ok {
-			t.Errorf("%s: taken for a request name", name)
-		}
-	}
 }
 
 // TestMalformedRequestAnswered: a request file that does not decode is answered with an
@@ -264,12 +232,12 @@ func TestMalformedRequestAnswered(t *testing.T) {
 	a := openStarted(t, home)
 	b := openStarted(t, home)
 	id := strings.Repeat("c3", 16)
-	if err := store.WriteFileAtomic(requestPath(home, id, ".json"), []byte(`{"id":"`+id+`","request":{"op":"start_run"},"extra":1}`), nil); err != nil {
+	if err := store.WriteFileAtomic(forward.RequestPath(home, id, ".json"), []byte(`{"id":"`+id+`","request":{"op":"start_run"},"extra":1}`), nil); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		if _, err := os.Stat(requestPath(home, id, ".json")); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(forward.RequestPath(home, id, ".json")); errors.Is(err, os.ErrNotExist) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -306,7 +274,7 @@ func TestForwardedReplyIsSeenAtOnce(t *testing.T) {
 	if b.Snapshot().Workflow("seen") != nil {
 		t.Fatal("the requester saw the change before the reply: the test proves nothing")
 	}
-	rep := &forwardReply{ID: "r", WriterPID: os.Getpid(), Outcome: json.RawMessage(fmt.Sprintf(`{"ok":true,"generation":%d}`, g))}
+	rep := &forward.Reply{ID: "r", WriterPID: os.Getpid(), Outcome: json.RawMessage(fmt.Sprintf(`{"ok":true,"generation":%d}`, g))}
 	if _, err := b.resultSeen(rep); err != nil {
 		t.Fatal(err)
 	}

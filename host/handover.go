@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/gofrs/flock"
 
+	"baton/host/forward"
 	"baton/store"
 )
 
@@ -89,8 +90,8 @@ func (w *Core) RequestWrite(ctx context.Context) (uint64, error) {
 // forwarded ones until the window closes; the writer answers them (forwarded ones in
 // serveForwarded). It creates requests/ and replies/ and returns once the watch is set up.
 func (w *Core) watchRequests() error {
-	reqDir := filepath.Join(w.home, requestsDir)
-	for _, dir := range []string{reqDir, filepath.Join(w.home, repliesDir)} {
+	reqDir := filepath.Join(w.home, forward.RequestsDir)
+	for _, dir := range []string{reqDir, filepath.Join(w.home, forward.RepliesDir)} {
 		if err := store.MkdirDurable(dir); err != nil {
 			return fmt.Errorf("create %s: %w", dir, err)
 		}
@@ -129,7 +130,7 @@ func (w *Core) watchRequests() error {
 				}
 				switch {
 				case filepath.Dir(ev.Name) == reqDir:
-					if n, ok := parseRequestName(name); ok && n.suffix == ".json" && ev.Has(fsnotify.Create) {
+					if n, ok := forward.ParseName(name); ok && n.Suffix == ".json" && ev.Has(fsnotify.Create) {
 						poke()
 					}
 				case strings.HasPrefix(name, handoverPrefix) && strings.HasSuffix(name, ".json") && ev.Has(fsnotify.Create):

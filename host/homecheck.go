@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"baton/host/forward"
 	"baton/store"
 )
 
@@ -43,7 +44,7 @@ var homeEntries = []struct {
 }{
 	{store.FileName, false}, {store.PrevName, false}, {store.WALName, false}, {LockName, false},
 	{store.AuditName, false}, {store.AuditName + ".1", false},
-	{InstancesDir, true}, {"runs", true}, {store.ArchiveDir, true}, {requestsDir, true}, {repliesDir, true},
+	{InstancesDir, true}, {"runs", true}, {store.ArchiveDir, true}, {forward.RequestsDir, true}, {forward.RepliesDir, true},
 }
 
 // entryFault is what makes an entry of the home unsafe.
@@ -212,7 +213,7 @@ func safeCommand(home string, faults []entryFault) string {
 	return fmt.Sprintf("rm -rf %s && mkdir %s && "+
 		"find %s -mindepth 1 \\( ! -type f ! -type d -o \\( -path %s -o -path %s \\) ! -user %s \\) -delete && "+
 		"%schown -R %s %s && chmod -R go-rwx %s && rmdir %s",
-		mark, mark, q, pat(requestsDir), pat(repliesDir), uid, sudo, name, q, q, mark)
+		mark, mark, q, pat(forward.RequestsDir), pat(forward.RepliesDir), uid, sudo, name, q, q, mark)
 }
 
 // shellQuote quotes s for a POSIX shell.
@@ -354,7 +355,7 @@ func (w *Core) pokeHomeCheck() {
 // gives the command that makes the home safe.
 func refuseOddFolders(home string) error {
 	var faults []entryFault
-	for _, name := range []string{InstancesDir, requestsDir, repliesDir} {
+	for _, name := range []string{InstancesDir, forward.RequestsDir, forward.RepliesDir} {
 		p := filepath.Join(home, name)
 		if fi, err := os.Lstat(p); err == nil {
 			if f, bad := entryFaultOf(p, fi, true); bad && f.odd {

@@ -15,6 +15,6 @@
 //  6. Sub.mu (leaf): one subscriber's queue.
 //
 // Leaves, held alone: Core.auditedMu (released before the audit record is written),
-// replyWatcher.mu, Control.mu (one line at a time on the control channel's output).
+// forward.Watcher.mu, Control.mu (one line at a time on the control channel's output).
 
 package host

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"baton/host/forward"
 	"baton/store"
 )
 
@@ -49,7 +50,7 @@ func reachableBase(t *testing.T) string {
 // create mark: what another user would put in requests/.
 func evilRequest(t *testing.T, name, mark string) (id string, body []byte) {
 	t.Helper()
-	id, err := newRequestID()
+	id, err := forward.NewID()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func otherCannotRead(t *testing.T, home string) {
 		// Each attempt prints OPENED only if it got in.
 		fmt.Fprintf(&script, "if [ -d %s ]; then ls %s >/dev/null 2>&1 && echo OPENED %s; else cat %s >/dev/null 2>&1 && echo OPENED %s; fi\n", q, q, q, q, q)
 	}
-	for _, d := range []string{requestsDir, repliesDir, "runs", ""} {
+	for _, d := range []string{forward.RequestsDir, forward.RepliesDir, "runs", ""} {
 		q := shellQuote(filepath.Join(home, d, "intruder.json"))
 		fmt.Fprintf(&script, "echo x > %s 2>/dev/null && echo OPENED %s\n", q, q)
 	}
@@ -172,7 +173,7 @@ func TestOtherUserBeforeWriter(t *testing.T) {
 	if out, err := asOther("cat "+shellQuote(filepath.Join(home, store.FileName)), nil); err != nil || !strings.Contains(out, "tok-very-secret") {
 		t.Fatalf("the test's opened-up home is not readable to the other user: %v %s", err, out)
 	}
-	if out, err := asOther("cat > "+shellQuote(requestPath(home, id, ".json")), body); err != nil {
+	if out, err := asOther("cat > "+shellQuote(forward.RequestPath(home, id, ".json")), body); err != nil {
 		t.Fatalf("the other user could not put a request in the opened-up home: %v %s", err, out)
 	}
 	// A process of the other user's goes into a run's folder while it can, and waits there:
@@ -254,7 +255,7 @@ func TestOtherUserDuringWriter(t *testing.T) {
 		}
 	}
 	intruder := exec.Command("/bin/sh", "-c", `end=$(( $(date +%s) + 20 )); while [ $(date +%s) -lt $end ]; do
-  for f in "$1"/*.json; do cp "$f" "$2/" 2>/dev/null; done; done`, "sh", drop, filepath.Join(home, requestsDir))
+  for f in "$1"/*.json; do cp "$f" "$2/" 2>/dev/null; done; done`, "sh", drop, filepath.Join(home, forward.RequestsDir))
 	intruder.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 	if err := intruder.Start(); err != nil {
 		t.Fatal(err)
@@ -272,7 +273,7 @@ func TestOtherUserDuringWriter(t *testing.T) {
 	// Step by step, as a person might: only the modes. A request file of the other user's
 	// is in requests/ (one the loop put there, or this one, given away as theirs).
 	id, body := evilRequest(t, "evil", mark)
-	planted := requestPath(home, id, ".json")
+	planted := forward.RequestPath(home, id, ".json")
 	tmp := filepath.Join(filepath.Dir(home), id+".json")
 	if err := os.WriteFile(tmp, body, 0o600); err != nil {
 		t.Fatal(err)

@@ -204,7 +204,7 @@ func dispatch(ctx context.Context, w *Core, req *Request) (map[string]any, error
 
 // writeReply is the reply to a write that saved generation g, naming the run it started
 // (start_run) and the schedule it added (add_schedule), if any. It is the one builder of
-// a write's reply: the control channel answers with it, and recordForwarded records it
+// a write's reply: the control channel answers with it, and forward.Recording records it
 // in the save that applies a forwarded request, so a requester gets the same reply from
 // the writer that applies its request and from a later one that finds it applied.
 func writeReply(g uint64, run *store.Run, sch *store.Schedule) map[string]any {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"baton/host/forward"
 	"baton/store"
 	"baton/workflow"
 )
@@ -192,9 +193,9 @@ func TestSafeCommandMakesHomeSafe(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	mine := filepath.Join(home, requestsDir, "mine.json")
-	theirs := filepath.Join(home, requestsDir, "theirs.json")
-	theirReply := filepath.Join(home, repliesDir, "theirs.json")
+	mine := filepath.Join(home, forward.RequestsDir, "mine.json")
+	theirs := filepath.Join(home, forward.RequestsDir, "theirs.json")
+	theirReply := filepath.Join(home, forward.RepliesDir, "theirs.json")
 	for _, p := range []string{mine, theirs, theirReply} {
 		if err := os.WriteFile(p, []byte("{}"), 0o600); err != nil {
 			t.Fatal(err)

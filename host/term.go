@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"baton/host/forward"
 	"baton/store"
 	"baton/workflow"
 )
@@ -118,7 +119,7 @@ func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Do
 	if t.ctx.Err() != nil {
 		return nil, t.endedError()
 	}
-	fn = recordForwarded(ctx, fn) // a forwarded request is recorded in the save that applies it
+	fn = forward.Recording(ctx, fn, writeReply) // a forwarded request is recorded in the save that applies it
 	doc, err := t.commit(fn)
 	if err != nil {
 		if isFatalToWriter(err) {
