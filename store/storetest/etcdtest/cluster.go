@@ -52,6 +52,9 @@ var clusterSeq atomic.Int64
 // RunMemberIfAsked first thing in TestMain.
 func StartCluster(t testing.TB, n int) *Cluster {
 	t.Helper()
+	if !supported {
+		t.Skip("etcdtest: a cluster of member processes needs Linux (Pdeathsig, /proc)")
+	}
 	dir := t.TempDir() // before the cleanup below, so it is removed after the kills
 	c := &Cluster{}
 	t.Cleanup(func() { c.close(t) })

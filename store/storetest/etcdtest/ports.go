@@ -22,7 +22,7 @@ type port struct {
 
 // reservePort holds a free loopback port until release.
 func reservePort() (*port, error) {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|sockCloexec, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reserve a loopback port: socket: %w", err)
 	}

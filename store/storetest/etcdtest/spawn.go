@@ -4,7 +4,6 @@ import (
 	"os/exec"
 	"runtime"
 	"sync"
-	"syscall"
 )
 
 // Member processes die with the test process: each is started with Pdeathsig SIGKILL, so
@@ -24,16 +23,13 @@ type spawnReq struct {
 	done chan error
 }
 
-// startChild starts cmd from the spawner's thread, with Pdeathsig SIGKILL.
+// startChild starts cmd from the spawner's thread, dying with this process.
 func startChild(cmd *exec.Cmd) error {
 	spawner.once.Do(func() {
 		spawner.reqs = make(chan spawnReq)
 		go spawnLoop(spawner.reqs)
 	})
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	dieWithParent(cmd)
 	r := spawnReq{cmd: cmd, done: make(chan error, 1)}
 	spawner.reqs <- r
 	return <-r.done
