@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // A Proxy is one "machine"'s network link to the cluster: a TCP forwarder per member that the
@@ -17,8 +16,10 @@ import (
 // direction, but nothing is refused or reset. Open connections stall (a sender's writes fill
 // the kernel's buffers, then block; its reads wait), so a client only notices through its own
 // timeouts: the gRPC keepalive (ClientConfig: about two seconds), a request's deadline, a
-// lease's TTL. New connections are accepted (as the kernel would on the far side of a
-// partition whose SYN got through before it) and lead nowhere until Join.
+// lease's TTL. Bytes a sender's kernel had handed on before the cut may still arrive, as
+// packets in flight do. New connections are accepted by the proxy (across a real partition
+// the SYN would go unanswered; either way no byte reaches the member) and lead nowhere
+// until Join.
 //
 // Join lets bytes flow again, on old connections too: what was written during the cut is
 // delivered then, in order, as TCP delivers it after a partition heals; a connection its
@@ -223,5 +224,3 @@ func (p *Proxy) String() string {
 	}
 	return strings.TrimSpace(b.String())
 }
-
-var _ = time.Second
