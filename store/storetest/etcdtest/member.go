@@ -186,6 +186,9 @@ func (m *Member) unexpectedExit() error {
 	if m.cmd == nil || m.killed || m.aliveLocked() {
 		return nil
 	}
+	if m.waitErr == nil { // the test binary ran its (no) tests instead of a member
+		return fmt.Errorf("etcdtest: member %s exited at once with status 0: does this package's TestMain call etcdtest.RunMemberIfAsked first?", m.cfg.Name)
+	}
 	return fmt.Errorf("etcdtest: member %s exited by itself (%v); its log ends:\n%s", m.cfg.Name, m.waitErr, m.logTail(20))
 }
 
