@@ -30,12 +30,16 @@ const (
 	tryTimeout = time.Second
 )
 
-// Client timings: ClientConfig's keepalive notices a dead connection (a cut network, a
-// stopped member) within DialKeepAliveTime+DialKeepAliveTimeout.
+// Client timings (ClientConfig). gRPC raises any keepalive interval below 10 s to 10 s, and
+// an etcd server (default --grpc-keepalive-min-time 5s, pings without a stream not permitted)
+// closes an idle connection that pings without a stream ("too_many_pings"), so the client
+// pings only while it has a stream open: a watch or a lease keepalive notices a dead
+// connection within DialKeepAliveTime+DialKeepAliveTimeout. A unary request notices only by
+// its own deadline; a lease by its TTL.
 const (
 	DialTimeout          = 2 * time.Second
-	DialKeepAliveTime    = time.Second
-	DialKeepAliveTimeout = time.Second
+	DialKeepAliveTime    = 10 * time.Second
+	DialKeepAliveTimeout = 2 * time.Second
 )
 
 // A Cluster is a real etcd cluster on loopback, each member its own process. It ends with
@@ -141,15 +145,15 @@ func (c *Cluster) Endpoints() []string {
 	return eps
 }
 
-// ClientConfig is a client configuration for tests: the given endpoints, keepalive pings that
-// notice a dead connection within two seconds, and no client logs.
+// ClientConfig is a client configuration for tests: the given endpoints, keepalive pings on
+// connections with a stream open (see DialKeepAliveTime), and no client logs.
 func ClientConfig(endpoints ...string) clientv3.Config {
 	return clientv3.Config{
 		Endpoints:            endpoints,
 		DialTimeout:          DialTimeout,
 		DialKeepAliveTime:    DialKeepAliveTime,
 		DialKeepAliveTimeout: DialKeepAliveTimeout,
-		PermitWithoutStream:  true,
+		PermitWithoutStream:  false,
 		Logger:               zap.NewNop(),
 	}
 }

@@ -108,19 +108,21 @@ func TestKillLeaderKeepsQuorum(t *testing.T) {
 
 // Two of three members stopped (SIGSTOP): no quorum, so a write through the third times out;
 // with one of them continued (SIGCONT) the write goes through. The control: with only one
-// member stopped, a write succeeds.
+// member stopped, a write succeeds. Each phase writes its own key: a write that failed (a
+// deadline) may still be applied later, even after later writes (a proposal held in a
+// stopped member's socket is forwarded to the new leader when it continues).
 func TestQuorumLostAndRegained(t *testing.T) {
 	c := StartCluster(t, 3)
 	cli := Client(t, c.Member(0).Endpoint())
 	if err := c.Member(1).Stop(); err != nil {
 		t.Fatal(err)
 	}
-	putEventually(t, cli, "k", "one stopped") // control: a quorum remains
+	putEventually(t, cli, "one stopped", "v") // control: a quorum remains
 	if err := c.Member(2).Stop(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	_, err := cli.Put(ctx, "k", "no quorum")
+	_, err := cli.Put(ctx, "no quorum", "v")
 	cancel()
 	if err == nil {
 		t.Fatal("a write succeeded with two of three members stopped")
@@ -129,14 +131,12 @@ func TestQuorumLostAndRegained(t *testing.T) {
 	if err := c.Member(2).Cont(); err != nil {
 		t.Fatal(err)
 	}
-	putEventually(t, cli, "k", "quorum again")
+	putEventually(t, cli, "quorum again", "v")
 	if err := c.Member(1).Cont(); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.WaitHealthy(ctxFor(t, generous)); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustGet(t, Client(t, c.Member(1).Endpoint()), "k"); got != "quorum again" {
-		t.Errorf("member 1 reads %q after SIGCONT, want the last write", got)
-	}
+	mustGet(t, Client(t, c.Member(1).Endpoint()), "quorum again") // caught up after SIGCONT
 }

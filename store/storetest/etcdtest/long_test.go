@@ -106,3 +106,25 @@ func writeUntil(cli *clientv3.Client, stop <-chan struct{}) []int {
 }
 
 func key(n int) string { return fmt.Sprintf("w/%08d", n) }
+
+// A client made by ClientConfig keeps its connections: an etcd server closes a connection
+// that sends keepalive pings without a stream ("too_many_pings", after about 30 s), which
+// would make every idle client reconnect over and over. The proxy counts the connections.
+func TestLongClientKeepsItsConnections(t *testing.T) {
+	needLong(t)
+	const idle = 60 * time.Second // the server closes such a connection after 30–50 s
+	c := StartCluster(t, 3)
+	p := NewProxy(t, c.Endpoints())
+	cli := Client(t, p.Endpoints()...)
+	mustPut(t, cli, "k", "v")
+	watch := cli.Watch(t.Context(), "idle") // a stream on one connection, none on the others
+	before := p.Accepted()
+	select {
+	case r := <-watch:
+		t.Fatalf("the watch ended or saw a change while idle: %+v", r)
+	case <-time.After(idle):
+	}
+	if now := p.Accepted(); now != before {
+		t.Errorf("the client opened %d new connections in %v idle", now-before, idle)
+	}
+}

@@ -33,9 +33,10 @@ type Proxy struct {
 	lns     []net.Listener
 	done    chan struct{} // closed when the proxy ends
 
-	mu    sync.Mutex // guards the fields below
-	open  chan struct{}
-	conns map[net.Conn]struct{}
+	mu       sync.Mutex // guards the fields below
+	open     chan struct{}
+	conns    map[net.Conn]struct{}
+	accepted int // connections accepted so far
 }
 
 // NewProxy starts a proxy in front of endpoints (URLs or host:port), joined. It fails t if it
@@ -97,6 +98,14 @@ func (p *Proxy) Join() {
 	}
 }
 
+// Accepted is the number of connections the proxy accepted so far: a client that keeps its
+// connections shows a steady number.
+func (p *Proxy) Accepted() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.accepted
+}
+
 // IsCut says whether the proxy is cut.
 func (p *Proxy) IsCut() bool {
 	p.mu.Lock()
@@ -131,6 +140,9 @@ func (p *Proxy) accept(ln net.Listener, target string) {
 		if !p.track(c) {
 			return
 		}
+		p.mu.Lock()
+		p.accepted++
+		p.mu.Unlock()
 		go p.link(c, target)
 	}
 }
