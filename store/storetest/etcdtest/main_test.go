@@ -1,0 +1,11 @@
+package etcdtest
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	RunMemberIfAsked()
+	os.Exit(m.Run())
+}
