@@ -1,0 +1,143 @@
+package etcdhome
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"baton/store"
+)
+
+func ident(machine string, pid int) Identity {
+	return Identity{Machine: machine, Owner: store.Owner{PID: pid, Instance: "inst-" + machine}}
+}
+
+// campaign wins the writer election or fails the test.
+func campaign(t *testing.T, h *Home, id Identity) *Term {
+	t.Helper()
+	term, err := h.Campaign(testCtx(t), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { term.Resign(context.Background()) })
+	return term
+}
+
+// TestCampaignOneWriterAndEpochs: a second campaigner blocks while the first holds the
+// home, wins when it resigns, and its epoch is higher; Writer names the holder.
+func TestCampaignOneWriterAndEpochs(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{Lease: 2 * time.Second})
+	a := campaign(t, h, ident("laptop", 10))
+	id, epoch, err := h.Writer(ctx)
+	if err != nil || id.Machine != "laptop" || id.Owner.PID != 10 || epoch != a.Epoch() || id.Lease != a.Lease() {
+		t.Fatalf("Writer = %+v, %d, %v; want laptop pid 10 epoch %d lease %x", id, epoch, err, a.Epoch(), a.Lease())
+	}
+	h2 := openHome(t, shared.client(t), h.Prefix(), Options{Lease: 2 * time.Second})
+	won := make(chan *Term, 1)
+	go func() {
+		b, err := h2.Campaign(ctx, ident("server", 20))
+		if err != nil {
+			t.Error(err)
+		}
+		won <- b
+	}()
+	mustBlock(t, won)
+	if err := a.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b := <-won
+	defer b.Resign(context.Background())
+	if b.Epoch() <= a.Epoch() {
+		t.Fatalf("epoch of the second term %d is not above the first's %d", b.Epoch(), a.Epoch())
+	}
+	if id, _, _ := h.Writer(ctx); id.Machine != "server" {
+		t.Fatalf("Writer after the handover = %+v, want server", id)
+	}
+}
+
+// TestRevokeDeadWakesTheWaiter: a writer that stops renewing (its client closed, as a
+// killed process's would be) keeps the home until its lease expires; RevokeDead by a
+// window with the evidence hands it over at once, long before the lease would expire.
+func TestRevokeDeadWakesTheWaiter(t *testing.T) {
+	ctx := testCtx(t)
+	const lease = 60 * time.Second // far longer than the test may wait: only the revoke can end it
+	deadCli := shared.client(t)
+	hDead := openHome(t, deadCli, "revoke-"+t.Name(), Options{Lease: lease})
+	dead, err := hDead.Campaign(ctx, ident("laptop", 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadCli.Close() // the process is gone: nothing renews or revokes its lease
+	h := openHome(t, shared.client(t), hDead.Prefix(), Options{Lease: lease})
+	won := make(chan *Term, 1)
+	go func() {
+		b, err := h.Campaign(ctx, ident("laptop", 11))
+		if err != nil {
+			t.Error(err)
+		}
+		won <- b
+	}()
+	mustBlock(t, won)
+	id, _, err := h.Writer(ctx)
+	if err != nil || id.Owner.PID != 10 {
+		t.Fatalf("Writer = %+v, %v; want the dead pid 10", id, err)
+	}
+	if err := h.RevokeDead(ctx, id.Lease); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case b := <-won:
+		defer b.Resign(context.Background())
+		if b.Epoch() <= dead.Epoch() {
+			t.Fatalf("new epoch %d <= dead epoch %d", b.Epoch(), dead.Epoch())
+		}
+	case <-ctx.Done():
+		t.Fatal("the waiter did not win after the dead writer's lease was revoked")
+	}
+	if err := h.RevokeDead(ctx, id.Lease); err != nil {
+		t.Fatalf("revoking a lease already gone: %v", err)
+	}
+}
+
+// TestDoneWhenLeaseLost: a term's Done closes when its lease is revoked.
+func TestDoneWhenLeaseLost(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	a := campaign(t, h, ident("laptop", 10))
+	if err := h.RevokeDead(ctx, a.Lease()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.Done():
+	case <-ctx.Done():
+		t.Fatal("Done did not close after the lease was revoked")
+	}
+	if _, _, err := h.Writer(ctx); !errors.Is(err, ErrNoWriter) {
+		t.Fatalf("Writer after the revoke: %v, want ErrNoWriter", err)
+	}
+}
+
+// mustBlock checks that nothing arrives on ch for a while: a negative check, which a
+// loaded machine can only make pass more easily, never fail falsely.
+func mustBlock[T any](t *testing.T, ch <-chan T) {
+	t.Helper()
+	select {
+	case v := <-ch:
+		t.Fatalf("got %v, want it to block", v)
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+func TestOpenRefusesBadOptions(t *testing.T) {
+	cli := shared.client(t)
+	for _, p := range []string{"", "/", "a//b"} {
+		if _, err := Open(cli, p, Options{}); err == nil {
+			t.Errorf("Open(%q) succeeded", p)
+		}
+	}
+	if _, err := Open(cli, "x", Options{Lease: time.Second}); err == nil {
+		t.Error("Open with a 1 s lease succeeded")
+	}
+}
