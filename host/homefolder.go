@@ -1,0 +1,115 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/gofrs/flock"
+
+	"baton/store"
+	"baton/workflow"
+)
+
+// The folder's implementations of the home seams that host owns (see store/home.go and
+// workflow/seams.go): the writer lock, state.lock with flock(2), and the liveness of
+// windows and runs, by instance locks, run locks and journals.
+
+// folderLock is store.WriterLock on the folder: state.lock at path. Each TryLock or Lock
+// opens a handle of its own; the handle that wins is the hold, and the file is never
+// deleted or replaced by Baton.
+type folderLock struct{ path string }
+
+func (l folderLock) handle() *flock.Flock {
+	return flock.New(l.path, flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
+}
+
+func (l folderLock) TryLock() (store.LockHold, bool, error) {
+	fl := l.handle()
+	ok, err := fl.TryLock()
+	if err != nil {
+		_ = fl.Close()
+		return nil, false, fmt.Errorf("%s: %w", l.path, err)
+	}
+	if !ok {
+		_ = fl.Close()
+		return nil, false, nil
+	}
+	return l.hold(fl), true, nil
+}
+
+// Lock blocks in flock(2), which wakes the moment the holder's descriptor closes (by
+// exit, crash or kill -9). The wait cannot be interrupted: a ctx that ended meanwhile
+// makes it let go of what it won.
+func (l folderLock) Lock(ctx context.Context) (store.LockHold, error) {
+	fl := l.handle()
+	if err := fl.Lock(); err != nil {
+		_ = fl.Close()
+		return nil, fmt.Errorf("%s: %w", l.path, err)
+	}
+	if err := ctx.Err(); err != nil {
+		_ = fl.Close()
+		return nil, err
+	}
+	return l.hold(fl), nil
+}
+
+// hold is the hold of handle fl, which won the lock, with the identity of the file it is on.
+func (l folderLock) hold(fl *flock.Flock) *folderHold {
+	h := &folderHold{fl: fl, path: l.path}
+	if fi, err := fl.Stat(); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			h.held, h.known = *st, true
+		}
+	}
+	return h
+}
+
+// folderHold is store.LockHold on the folder: the flock handle that won state.lock and
+// the identity (device, inode) of the file it is on, which never changes.
+type folderHold struct {
+	fl    *flock.Flock
+	path  string
+	held  syscall.Stat_t
+	known bool // held could be read (else the hold proves nothing: Check fails)
+}
+
+// Check: the file locked must be the file at state.lock's path now, not removed or
+// replaced, or a second writer could start beside this one.
+func (h *folderHold) Check() error {
+	var now syscall.Stat_t
+	if !h.known || syscall.Stat(h.path, &now) != nil || h.held.Ino != now.Ino || h.held.Dev != now.Dev || now.Nlink == 0 {
+		return lockLostError{path: h.path}
+	}
+	return nil
+}
+
+func (h *folderHold) Release() error { return h.fl.Unlock() }
+func (h *folderHold) Close() error   { return h.fl.Close() }
+
+// lockLostError is ErrLockLost (and store.ErrLockLost) for the lock at path.
+type lockLostError struct{ path string }
+
+func (e lockLostError) Error() string { return fmt.Sprintf("%v: %s", ErrLockLost, e.path) }
+func (e lockLostError) Is(target error) bool {
+	return target == ErrLockLost || target == store.ErrLockLost
+}
+
+// folderEvidence is workflow.Evidence on the home folder home: windows by their instance
+// locks (ownerAlive), runs by their supervisors' run locks and journals (SupervisionOf).
+type folderEvidence struct{ home string }
+
+func (e folderEvidence) OwnerAlive(self, o store.Owner) (bool, string) {
+	return ownerAlive(e.home, self, o)
+}
+
+func (e folderEvidence) Supervision(id string) workflow.Supervision {
+	return workflow.SupervisionOf(e.home, id)
+}
+
+var (
+	_ store.WriterLock  = folderLock{}
+	_ store.LockHold    = (*folderHold)(nil)
+	_ workflow.Evidence = folderEvidence{}
+)
