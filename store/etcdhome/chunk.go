@@ -17,8 +17,7 @@ import (
 // final transaction with the commit's guards. Until that final transaction the staged
 // keys are not the document: a reader ignores keys of sets meta does not name, and the
 // next save of any writer deletes them.
-func (t *Term) commitChunked(ctx context.Context, doc *store.Doc) error {
-	st := &t.doc
+func (t fence) commitChunked(ctx context.Context, st *docState, doc *store.Doc) error {
 	h := t.h
 	set := setName(doc.Generation)
 	if set == st.set { // cannot happen with rising generations; never stage over the live set
@@ -33,7 +32,7 @@ func (t *Term) commitChunked(ctx context.Context, doc *store.Doc) error {
 		return err
 	}
 	final := append([]clientv3.Op{clientv3.OpPut(h.metaKey(), string(next["meta"]))}, h.otherSets(set)...)
-	rev, err := t.fencedTxn(ctx, final)
+	rev, err := t.fencedTxn(ctx, st, final)
 	if err != nil {
 		return err
 	}
@@ -43,7 +42,7 @@ func (t *Term) commitChunked(ctx context.Context, doc *store.Doc) error {
 
 // stage writes the items of next under set in batches that fit a transaction, after
 // deleting whatever an earlier attempt left under the same set.
-func (t *Term) stage(ctx context.Context, set string, next encoded) error {
+func (t fence) stage(ctx context.Context, set string, next encoded) error {
 	h := t.h
 	keys := make([]string, 0, len(next))
 	for k := range next {
@@ -76,7 +75,7 @@ func (t *Term) stage(ctx context.Context, set string, next encoded) error {
 }
 
 // stageTxn writes one batch of staged keys if the term still holds its epoch.
-func (t *Term) stageTxn(ctx context.Context, ops []clientv3.Op) error {
+func (t fence) stageTxn(ctx context.Context, ops []clientv3.Op) error {
 	if len(ops) == 0 {
 		return nil
 	}

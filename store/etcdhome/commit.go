@@ -115,7 +115,7 @@ func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Do
 		if err := c.Validate(); err != nil {
 			return nil, fmt.Errorf("etcd home %s: %w", t.h.prefix, err)
 		}
-		err := t.commitLocked(ctx, c)
+		err := t.commit(ctx, st, c)
 		if errors.Is(err, ErrConflict) && attempt == 0 {
 			if rerr := t.h.readInto(ctx, st); rerr != nil {
 				return nil, rerr
@@ -142,11 +142,19 @@ func (t *Term) Commit(ctx context.Context, doc *store.Doc) error {
 	if !st.loaded {
 		return ErrNotLoaded
 	}
-	return t.commitLocked(ctx, doc)
+	return t.commit(ctx, st, doc)
 }
 
-func (t *Term) commitLocked(ctx context.Context, doc *store.Doc) error {
-	st := &t.doc
+// fence is what guards a writer's commits: its election key and the CreateRevision it
+// won with (its epoch).
+type fence struct {
+	h     *Home
+	key   string
+	epoch int64
+}
+
+// commit saves doc as the document after st's, guarded by t; st is updated on success.
+func (t fence) commit(ctx context.Context, st *docState, doc *store.Doc) error {
 	next, err := st.enc.encode(doc, st.set)
 	if err != nil {
 		return fmt.Errorf("etcd home %s: %w", t.h.prefix, err)
@@ -156,9 +164,9 @@ func (t *Term) commitLocked(ctx context.Context, doc *store.Doc) error {
 		ops = append(ops, t.h.otherSets(st.set)...)
 	}
 	if len(ops) > t.h.opts.MaxTxnOps || size > t.h.opts.MaxRequestBytes-reqMargin {
-		return t.commitChunked(ctx, doc)
+		return t.commitChunked(ctx, st, doc)
 	}
-	rev, err := t.fencedTxn(ctx, ops)
+	rev, err := t.fencedTxn(ctx, st, ops)
 	if err != nil {
 		return err
 	}
@@ -192,10 +200,10 @@ func (h *Home) diff(cur, next encoded) ([]clientv3.Op, int) {
 
 // fencedTxn runs ops in one transaction guarded by the term's epoch and the meta's
 // revision, and returns the revision it committed at.
-func (t *Term) fencedTxn(ctx context.Context, ops []clientv3.Op) (int64, error) {
+func (t fence) fencedTxn(ctx context.Context, st *docState, ops []clientv3.Op) (int64, error) {
 	resp, err := t.h.cli.Txn(ctx).If(
 		clientv3.Compare(clientv3.CreateRevision(t.key), "=", t.epoch),
-		clientv3.Compare(clientv3.ModRevision(t.h.metaKey()), "=", t.doc.metaRev),
+		clientv3.Compare(clientv3.ModRevision(t.h.metaKey()), "=", st.metaRev),
 	).Then(ops...).Else(clientv3.OpGet(t.key)).Commit()
 	if err != nil {
 		if errors.Is(err, rpctypes.ErrRequestTooLarge) || errors.Is(err, rpctypes.ErrTooManyOps) {
@@ -211,7 +219,7 @@ func (t *Term) fencedTxn(ctx context.Context, ops []clientv3.Op) (int64, error) 
 
 // refused names why a fenced transaction was refused: the term's election key is gone
 // (ErrFenced) or the document changed (ErrConflict).
-func (t *Term) refused(resp *clientv3.TxnResponse) error {
+func (t fence) refused(resp *clientv3.TxnResponse) error {
 	rr := resp.Responses[0].GetResponseRange()
 	if rr == nil || len(rr.Kvs) == 0 || rr.Kvs[0].CreateRevision != t.epoch {
 		return fmt.Errorf("etcd home %s: save refused, writer key %s of epoch %d: %w", t.h.prefix, t.key, t.epoch, ErrFenced)

@@ -154,7 +154,7 @@ func TestConflictRefreshesBeforeWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A second handle of the same term (same key and epoch) writes behind a's back.
-	other := &Term{h: h, sess: a.sess, elec: a.elec, key: a.key, epoch: a.epoch}
+	other := &Term{fence: a.fence, sess: a.sess, elec: a.elec}
 	if _, err := other.Load(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -29,12 +29,10 @@ type Identity struct {
 // resigns. Its epoch guards every commit (see Commit). A Term is safe for concurrent use;
 // commits are serialised.
 type Term struct {
-	h     *Home
-	sess  *concurrency.Session
-	elec  *concurrency.Election
-	key   string
-	epoch int64
-	id    Identity
+	fence
+	sess *concurrency.Session
+	elec *concurrency.Election
+	id   Identity
 
 	doc docState // guarded by doc.mu: the document as this term last read or wrote it
 }
@@ -68,7 +66,7 @@ func (h *Home) Campaign(ctx context.Context, id Identity) (*Term, error) {
 		return nil, fmt.Errorf("etcd home %s: campaign for the writer: %w", h.prefix, ErrFenced)
 	default:
 	}
-	t := &Term{h: h, sess: sess, elec: elec, key: elec.Key(), epoch: elec.Rev(), id: id}
+	t := &Term{fence: fence{h: h, key: elec.Key(), epoch: elec.Rev()}, sess: sess, elec: elec, id: id}
 	return t, nil
 }
 
