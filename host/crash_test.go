@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"baton/store"
 )
 
@@ -24,7 +26,7 @@ func TestBecomeWriterIsNotReentered(t *testing.T) {
 	}
 	defer w.Close()
 	w.mu.Lock()
-	w.term = newTerm(w, w.self, w.lockHandle(), syscall.Stat_t{}) // as if the lock watcher's takeover were under way
+	w.term = newTerm(w, w.self, folderLock{path: w.lockPath}.hold(flock.New(w.lockPath))) // as if the lock watcher's takeover were under way
 	w.term.phase = phasePromoting
 	w.mu.Unlock()
 	w.BecomeWriter()

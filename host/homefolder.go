@@ -16,6 +16,10 @@ import (
 // workflow/seams.go): the writer lock, state.lock with flock(2), and the liveness of
 // windows and runs, by instance locks, run locks and journals.
 
+// writerLock is the writer lock of the window's home: state.lock in the folder. A second
+// kind of home gives its own here.
+func (w *Window) writerLock() store.WriterLock { return folderLock{path: w.lockPath} }
+
 // folderLock is store.WriterLock on the folder: state.lock at path. Each TryLock or Lock
 // opens a handle of its own; the handle that wins is the hold, and the file is never
 // deleted or replaced by Baton.
@@ -95,6 +99,13 @@ func (e lockLostError) Error() string { return fmt.Sprintf("%v: %s", ErrLockLost
 func (e lockLostError) Is(target error) bool {
 	return target == ErrLockLost || target == store.ErrLockLost
 }
+
+// evidence is how the window's home proves windows and runs dead or alive: the folder's
+// instance and run locks. A second kind of home gives its own here.
+func (w *Window) evidence() workflow.Evidence { return folderEvidence{home: w.home} }
+
+// runFiles keeps the run files of the window's home: runs/ in the folder.
+func (w *Window) runFiles() workflow.RunFiles { return workflow.FolderRuns(w.home) }
 
 // folderEvidence is workflow.Evidence on the home folder home: windows by their instance
 // locks (ownerAlive), runs by their supervisors' run locks and journals (SupervisionOf).

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"baton/store"
 )
 
@@ -175,7 +173,7 @@ func (w *Window) leave(t *Term, e exit) bool { return leave(&windowExit{w: w}, t
 // windowExit is the window as the steps of leave.
 type windowExit struct {
 	w    *Window
-	lock *flock.Flock // the lock handle of the term vacated, for release
+	lock store.LockHold // the lock hold of the term vacated, for release
 }
 
 func (x *windowExit) vacate(t *Term, e exit) (ok, release bool) {
@@ -238,7 +236,7 @@ func (x *windowExit) release(closing bool) {
 		_ = x.lock.Close()
 		return
 	}
-	_ = x.lock.Unlock()
+	_ = x.lock.Release()
 }
 
 func (x *windowExit) emit(to Role) { x.w.emitRoleEvent(to) }

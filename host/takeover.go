@@ -101,7 +101,7 @@ func (w *Window) BecomeWriter() (*Term, error) {
 	handedTo := doc.HandoverTo != nil && doc.HandoverTo.Instance == self.Instance
 	tk.HandedOver = handedTo
 	if h := doc.HandoverTo; h != nil && !handedTo {
-		if alive, _ := ownerAlive(w.home, self, *h); alive {
+		if alive, _ := w.evidence().OwnerAlive(self, *h); alive {
 			w.leave(t, exitYield(*h))
 			return nil, fmt.Errorf("%w: the writer handed over to window pid %d", ErrBusy, h.PID)
 		}
@@ -220,8 +220,9 @@ func (w *Window) auditTakeover(tk Takeover) {
 // recorded from its journal if that shows its end. It returns the runs to settle and the
 // runs to adopt; the caller records both with workflow.ApplyReap.
 func (w *Window) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (settle, adopt []workflow.Orphan) {
-	alive := func(o store.Owner) (bool, string) { return ownerAlive(w.home, self, o) }
-	sup := func(r *store.Run) workflow.Supervision { return workflow.SupervisionOf(w.home, r.ID) }
+	ev := w.evidence()
+	alive := func(o store.Owner) (bool, string) { return ev.OwnerAlive(self, o) }
+	sup := func(r *store.Run) workflow.Supervision { return ev.Supervision(r.ID) }
 	var kill []*store.Run
 	for _, o := range workflow.FindOrphans(doc, alive, sup, adoptAll) {
 		switch o.Action {
@@ -260,7 +261,7 @@ func (w *Window) onReapFinish(self store.Owner) func(d *store.Doc, r *store.Run)
 func (w *Window) removeSupervisorFiles(settled []workflow.Orphan) {
 	for _, o := range settled {
 		if o.SupervisorPID != 0 {
-			_ = workflow.RemoveSupervisorFiles(w.home, o.Run)
+			_ = w.runFiles().RemoveSupervisorFiles(o.Run)
 		}
 	}
 }
@@ -381,7 +382,7 @@ func (w *Window) cleanRunsFolder() {
 			doc = w.Snapshot()
 		}
 		if r := doc.Run(id); r == nil || r.Status != store.StatusRunning {
-			_ = workflow.RemoveSupervisorFiles(w.home, id)
+			_ = w.runFiles().RemoveSupervisorFiles(id)
 		}
 	}
 }

@@ -3,9 +3,6 @@ package host
 import (
 	"context"
 	"errors"
-	"syscall"
-
-	"github.com/gofrs/flock"
 
 	"baton/store"
 	"baton/workflow"
@@ -27,8 +24,7 @@ import (
 type Term struct {
 	w      *Window
 	self   store.Owner    // the window's identity for the whole term
-	lock   *flock.Flock   // the handle that won state.lock: let go (or closed) when the term is left
-	held   syscall.Stat_t // the state.lock file this term holds; never changes
+	lock   store.LockHold // the hold that won the writer lock: let go (or closed) when the term is left
 	phase  termPhase      // guarded by w.mu; changes only through Window.move
 	epoch  uint64         // set by BecomeWriter before the term writes
 	ctx    context.Context
@@ -46,11 +42,11 @@ const (
 	phaseWriting                    // BecomeWriter finished: the writer
 )
 
-// newTerm returns the term of window w whose handle lock won the state.lock file held; it
-// runs nothing.
-func newTerm(w *Window, self store.Owner, lock *flock.Flock, held syscall.Stat_t) *Term {
+// newTerm returns the term of window w whose hold lock won the writer lock; it runs
+// nothing.
+func newTerm(w *Window, self store.Owner, lock store.LockHold) *Term {
 	ctx, cancel := context.WithCancelCause(w.ctx)
-	return &Term{w: w, self: self, lock: lock, held: held, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
+	return &Term{w: w, self: self, lock: lock, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
 }
 
 // startEngine makes the term's executor; it starts nothing yet.

@@ -3,12 +3,10 @@ package host
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -52,8 +50,8 @@ type Window struct {
 	st    *store.Store
 	audit *store.Audit
 	inst  *flock.Flock // instances/<id>.lock, held for the window's life
-	// lockPath is state.lock. Each wait for it opens its own handle (lockHandle); the
-	// handle that wins belongs to the term that begins (Term.lock) and goes with it.
+	// lockPath is state.lock. Each wait for it makes its own hold (writerLock); the
+	// hold that wins belongs to the term that begins (Term.lock) and goes with it.
 	lockPath string
 	ctx      context.Context
 	stop     context.CancelFunc
@@ -201,17 +199,15 @@ func (w *Window) Start() error {
 		emit()
 		return nil
 	}
-	fl := w.lockHandle()
-	ok, err := fl.TryLock()
+	fl, ok, err := w.writerLock().TryLock()
 	if err != nil {
-		_ = fl.Close()
-		return fmt.Errorf("%s: %w", w.lockPath, err)
+		return err
 	}
 	if ok {
 		w.gotLock(fl)
 		return nil
 	}
-	_ = fl.Close() // the watcher waits on a handle of its own
+	// the watcher waits on a hold of its own
 	_, emit := w.move(RoleReader, nil, nil)
 	emit()
 	if !w.opts.NoWait {
@@ -231,14 +227,12 @@ func (w *Window) waitForLock() {
 	w.waiting = true
 	w.mu.Unlock()
 	go func() {
-		fl := w.lockHandle()
-		err := fl.Lock()
+		fl, err := w.writerLock().Lock(context.Background())
 		w.mu.Lock()
 		w.waiting = false
 		closed := w.life == RoleClosed
 		w.mu.Unlock()
 		if err != nil {
-			_ = fl.Close()
 			w.opts.Logf("waiting for %s: %v", LockName, err)
 			return
 		}
@@ -250,27 +244,21 @@ func (w *Window) waitForLock() {
 	}()
 }
 
-// lockHandle returns a new handle on state.lock, not locked yet.
-func (w *Window) lockHandle() *flock.Flock {
-	return flock.New(w.lockPath, flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
-}
-
 // gotLock begins the term of the state.lock won and runs its takeover. The lock taken must be
 // on the file that is state.lock now: if it was removed or replaced while this window
 // waited (or between open and lock), holding it proves nothing, since another window may
 // hold the file now at the path. Then the stale lock is let go and the wait starts over
 // on the new file.
-func (w *Window) gotLock(fl *flock.Flock) {
+func (w *Window) gotLock(fl store.LockHold) {
 	if w.unsafeHome() != nil {
 		// No window writes an unsafe home: let the lock go; guardHome waits for it again
 		// once the home is safe.
-		_ = fl.Unlock()
+		_ = fl.Release()
 		return
 	}
-	held, ok := w.heldLockFile(fl)
-	if !ok {
+	if fl.Check() != nil {
 		w.opts.Logf("%v: the file locked is no longer %s; waiting on the new one", ErrLockLost, w.lockPath)
-		_ = fl.Unlock()
+		_ = fl.Release()
 		w.waitForLock()
 		return
 	}
@@ -280,27 +268,9 @@ func (w *Window) gotLock(fl *flock.Flock) {
 		_ = fl.Close()
 		return
 	}
-	w.term = newTerm(w, w.self, fl, held)
+	w.term = newTerm(w, w.self, fl)
 	w.mu.Unlock()
 	_, _ = w.BecomeWriter()
-}
-
-// heldLockFile returns the identity of the file the lock handle fl is on, and whether that
-// file is still the one at state.lock's path.
-func (w *Window) heldLockFile(fl *flock.Flock) (syscall.Stat_t, bool) {
-	fi, err := fl.Stat()
-	if err != nil {
-		return syscall.Stat_t{}, false
-	}
-	held, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return syscall.Stat_t{}, false
-	}
-	var now syscall.Stat_t
-	if err := syscall.Stat(w.lockPath, &now); err != nil {
-		return *held, false
-	}
-	return *held, held.Ino == now.Ino && held.Dev == now.Dev && held.Nlink > 0
 }
 
 // checkLock runs before every save: the lock must be held, and state.lock on disk must be
@@ -312,12 +282,7 @@ func (w *Window) checkLock() error {
 	if t == nil {
 		return &ReadOnlyError{Role: role}
 	}
-	a := t.held
-	var b syscall.Stat_t
-	if err := syscall.Stat(w.lockPath, &b); err != nil || a.Ino != b.Ino || a.Dev != b.Dev || b.Nlink == 0 {
-		return fmt.Errorf("%w: %s", ErrLockLost, w.lockPath)
-	}
-	return nil
+	return t.lock.Check()
 }
 
 // onFileChange runs on the store's watch goroutine after a reload.

@@ -255,13 +255,12 @@ func TestFailedTakeoverLetsTheLockGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
-	fl := w.lockHandle()
-	if ok, err := fl.TryLock(); !ok || err != nil {
+	fl, ok, err := w.writerLock().TryLock()
+	if !ok || err != nil {
 		t.Fatal("cannot take the lock", err)
 	}
-	held, _ := w.heldLockFile(fl)
 	w.mu.Lock()
-	tm := newTerm(w, w.self, fl, held)
+	tm := newTerm(w, w.self, fl)
 	tm.phase, w.term = phasePromoting, tm
 	w.mu.Unlock()
 	w.failTakeover(tm, errors.New("save: no space left on device"))

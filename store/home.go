@@ -62,7 +62,9 @@ type DocHome interface {
 	// next or a later generation, also after a crash or power cut. Any other error
 	// means next was not committed and no Load ever sees it; except an error wrapping
 	// ErrNotDurable: next is in place and readers may see it, but a power cut may take
-	// it (the caller is told the save failed).
+	// it; Commit then returns the document in place with the error (the Store keeps it
+	// as its document, and the caller is told the save failed). Otherwise the document
+	// returned with an error is nil.
 	//
 	// Fencing. A commit is refused by the home, with an error wrapping ErrFenced and
 	// nothing written, when the home holds a generation after have's or a document with

@@ -9,7 +9,8 @@
 //     in commit and Checkpoint, alone by View, Reload, Refresh and the epoch calls.
 //     Under it run the update functions, which must not call the Store again, and
 //     Options.BeforeSave, which takes the caller's locks (host's Window.mu): so the
-//     caller must never hold such a lock while it calls the Store.
+//     caller must never hold such a lock while it calls the Store. The home's DocHome
+//     methods run under it too (all but Follow, whose goroutine takes no Store lock).
 //  4. Archive.wmu (leaf): appends, taken under Store.mu by a save that archives runs;
 //     compaction takes it alone and briefly.
 //  5. Archive.mu (leaf): the archive's index; never held with Archive.wmu.

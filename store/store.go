@@ -56,6 +56,7 @@ type Store struct {
 	dir, path string
 	opts      Options
 	arch      *Archive
+	home      DocHome // where the document is kept: the folder (folderDoc) unless NewOn
 
 	turn  chan struct{} // one token: the Update that holds it commits the queue
 	qmu   sync.Mutex    // guards queue
@@ -107,8 +108,20 @@ func New(dir string, opts Options) *Store {
 	if opts.CheckpointAfter <= 0 {
 		opts.CheckpointAfter = DefaultCheckpointAfter
 	}
-	return &Store{dir: dir, path: filepath.Join(dir, FileName), opts: opts, cur: emptyDoc(), turn: make(chan struct{}, 1),
+	s := &Store{dir: dir, path: filepath.Join(dir, FileName), opts: opts, cur: emptyDoc(), turn: make(chan struct{}, 1),
 		arch: NewArchive(dir, opts.ArchiveMaxSize)}
+	s.home = &folderDoc{s: s}
+	return s
+}
+
+// NewOn returns a store whose document is kept by home, a second kind of home (see
+// DocHome), instead of the folder's workflows.json and workflows.wal. dir is a local
+// folder for what is still kept in files: the run archive and the previous document. It
+// does not touch the home; call Reload to read.
+func NewOn(dir string, home DocHome, opts Options) *Store {
+	s := New(dir, opts)
+	s.home = home
+	return s
 }
 
 func emptyDoc() *Doc {
@@ -139,6 +152,17 @@ func (s *Store) Reload() (*Doc, error) {
 	return s.cur, err
 }
 
+// loadLocked reads the document from the home (DocHome.Load), in full if full is set,
+// and keeps why it cannot be used, if it cannot: Update refuses to write until it can.
+func (s *Store) loadLocked(full bool) error {
+	doc, err := s.home.Load(s.cur, full)
+	if doc != nil {
+		s.cur = doc
+	}
+	s.broken = err
+	return err
+}
+
 // Refresh re-reads workflows.json only if it changed since it was last read or written.
 // It reports whether the document in memory changed.
 func (s *Store) Refresh() (doc *Doc, changed bool, err error) {
@@ -149,7 +173,7 @@ func (s *Store) Refresh() (doc *Doc, changed bool, err error) {
 	return s.cur, s.cur != before, err
 }
 
-// loadLocked reads workflows.json if forced or if its stamp changed, and the frames of
+// folderLoadLocked reads workflows.json if forced or if its stamp changed, and the frames of
 // workflows.wal that follow the document in memory. A log that turns out to follow a
 // newer file than the one read (the file was saved whole meanwhile) makes it read the
 // file again. A writer reads the log too: frames of another writer carry a higher epoch,
@@ -161,7 +185,7 @@ func (s *Store) Refresh() (doc *Doc, changed bool, err error) {
 //
 // On damage the document in memory stays the newest good one it had (Reload's promise),
 // not what the damaged files give: a window goes on showing it, and Recover may use it.
-func (s *Store) loadLocked(force bool) error {
+func (s *Store) folderLoadLocked(force bool) error {
 	kept := s.cur
 	err := s.loadTriesLocked(force)
 	if errors.Is(err, ErrDamaged) && kept.Generation > 0 && s.cur != kept {
@@ -329,7 +353,7 @@ func (s *Store) BeginEpoch() uint64 {
 func (s *Store) EndEpoch() {
 	s.mu.Lock()
 	s.epoch = 0
-	s.stopCheckpointLocked()
+	s.home.StopWriting()
 	s.mu.Unlock()
 }
 
@@ -430,16 +454,15 @@ func (s *Store) commit(batch []*pending) {
 		return
 	}
 	s.archiveLocked(doc)
-	// A change the log cannot take (too big, a full disk, an I/O error) is saved whole:
-	// recorded in workflows.json, or refused saying why (and why the log could not take it).
-	ok, walErr := s.walAppendLocked(doc)
-	if ok {
-		finish(doc, nil, false)
-		return
+	saved, err := s.home.Commit(s.cur, doc)
+	if saved != nil { // committed, or in place but not durable (ErrNotDurable)
+		s.cur = saved
 	}
-	saved, err := s.saveWholeLocked(doc)
 	if err != nil {
-		finish(nil, errors.Join(err, walErr), false)
+		if errors.Is(err, ErrFenced) { // refused by the home itself: a newer writer
+			s.epoch = 0
+		}
+		finish(nil, err, false)
 		return
 	}
 	finish(saved, nil, false)

@@ -795,8 +795,16 @@ func (s *Store) Checkpoint() error {
 	defer func() { <-s.turn }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.stopCheckpointLocked()
-	return s.checkpointLocked()
+	return s.home.Checkpoint(s.cur, s.checkpointCheckLocked)
+}
+
+// checkpointCheckLocked is the check a checkpoint runs before it writes, as a commit
+// does: refresh-before-write, the epoch, and BeforeSave (the host's lock check).
+func (s *Store) checkpointCheckLocked() error {
+	if err := s.writableLocked(); err != nil {
+		return err
+	}
+	return s.beforeSaveLocked()
 }
 
 // checkpointLater is the timed Checkpoint; a failure leaves the log as it is, and the
@@ -807,14 +815,13 @@ func (s *Store) checkpointLater() {
 	_ = s.Checkpoint()
 }
 
-func (s *Store) checkpointLocked() error {
+// checkpointLocked saves the document whole if the log holds frames workflows.json
+// lacks; check runs first, with nothing written yet (the check every commit runs).
+func (s *Store) checkpointLocked(check func() error) error {
 	if s.wal.salt == 0 || s.cur.Generation == s.fileGen {
 		return nil
 	}
-	if err := s.writableLocked(); err != nil {
-		return err
-	}
-	if err := s.beforeSaveLocked(); err != nil { // the check every commit runs
+	if err := check(); err != nil {
 		return err
 	}
 	_, err := s.saveWholeLocked(s.cur)

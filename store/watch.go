@@ -3,16 +3,15 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 
 	"github.com/fsnotify/fsnotify"
 )
 
-// Watch follows changes of workflows.json made by other processes until ctx ends. It
-// watches the home folder, not the file (saves replace the file), keeps only events that
-// name workflows.json or workflows.wal, and calls onChange after each reload that changed the document or
-// failed. The first event of a burst is handled at once; events that arrive while a
+// Watch follows changes of the document made by other processes until ctx ends, through
+// its home's Follow (the folder: a watch of the home folder, not the file, since saves
+// replace the file, keeping only events that name workflows.json or workflows.wal), and
+// calls onChange after each reload that changed the document or failed. The first event of a burst is handled at once; events that arrive while a
 // reload runs collapse into one more reload. On an fsnotify overflow or error it reloads
 // in full. onChange runs on the watch goroutine, one call at a time.
 //
@@ -21,17 +20,13 @@ import (
 // that closes the home calls it so no onChange (which may write the previous document)
 // runs after it is gone.
 func (s *Store) Watch(ctx context.Context, onChange func(doc *Doc, err error)) error {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return fmt.Errorf("watch %s: %w", s.dir, err)
-	}
-	if err := w.Add(s.dir); err != nil {
-		w.Close()
-		return fmt.Errorf("watch %s: %w", s.dir, err)
-	}
 	kick := make(chan bool, 1) // true asks for a full reload
+	stopped, err := s.home.Follow(ctx, func(full bool) { signal(kick, full) })
+	if err != nil {
+		return err
+	}
 	s.watchWG.Add(2)
-	go func() { defer s.watchWG.Done(); s.watchEvents(ctx, w, kick) }()
+	go func() { defer s.watchWG.Done(); <-stopped }()
 	go func() { defer s.watchWG.Done(); s.reloadLoop(ctx, kick, onChange) }()
 	return nil
 }
@@ -41,8 +36,9 @@ func (s *Store) Watch(ctx context.Context, onChange func(doc *Doc, err error)) e
 // blocks until that context ends.
 func (s *Store) WaitWatches() { s.watchWG.Wait() }
 
-// watchEvents owns the fsnotify descriptor; every send selects on ctx so it cannot block.
-func (s *Store) watchEvents(ctx context.Context, w *fsnotify.Watcher, kick chan bool) {
+// watchEvents owns the fsnotify descriptor of a folder's Follow; changed never blocks,
+// and ctx ending closes the descriptor.
+func watchEvents(ctx context.Context, w *fsnotify.Watcher, changed func(full bool)) {
 	defer w.Close()
 	for {
 		select {
@@ -55,14 +51,14 @@ func (s *Store) watchEvents(ctx context.Context, w *fsnotify.Watcher, kick chan 
 			if n := filepath.Base(ev.Name); n != FileName && n != WALName {
 				continue
 			}
-			signal(kick, false)
+			changed(false)
 		case err, ok := <-w.Errors:
 			if !ok {
 				return
 			}
 			// Overflow or any other error: events may be lost, so reload in full.
 			_ = errors.Is(err, fsnotify.ErrEventOverflow)
-			signal(kick, true)
+			changed(true)
 		}
 	}
 }

@@ -30,6 +30,7 @@ type Engine struct {
 	update Updater
 	owner  store.Owner
 	home   string
+	runs   RunFiles // the runs' journals and supervisor files (FolderRuns(home))
 	now    func() time.Time
 
 	// OnFinish, if set, runs inside the save that records a run's end (schedules use it to
@@ -97,7 +98,7 @@ func NewEngine(ctx context.Context, update Updater, owner store.Owner, home stri
 	if now == nil {
 		now = time.Now
 	}
-	e := &Engine{ctx: ctx, update: update, owner: owner, home: home, now: now, procs: map[string]*follower{},
+	e := &Engine{ctx: ctx, update: update, owner: owner, home: home, runs: FolderRuns(home), now: now, procs: map[string]*follower{},
 		spares: &sparePool{notBefore: time.Now().Add(spareDelay)}}
 	context.AfterFunc(ctx, e.spares.close) // a term that ends without Stop leaves no spare
 	return e

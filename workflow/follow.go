@@ -82,7 +82,7 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 	// cancel is looked at: a cancel asked after the look writes runs/<id>.cancel, which the
 	// supervisor reads before its first step, and removing the files after the look could
 	// take that request with them (the run would then go on to its end).
-	_ = RemoveSupervisorFiles(e.home, run.ID)
+	_ = e.runs.RemoveSupervisorFiles(run.ID)
 	if r := f.cancelled(); r != "" {
 		e.recordEnd(run.ID, f.attempt, ending{status: store.StatusCancelled, err: r, step: -1}, extra, runDir)
 		return
@@ -180,7 +180,7 @@ func (e *Engine) follow(f *follower, id string, supPID int, supStart uint64, ext
 	}
 	folded := foldState{step: -1, supPID: supPID, supStart: supStart}
 	for {
-		j, jerr := ReadJournal(e.home, id)
+		j, jerr := e.runs.ReadJournal(id)
 		if jerr == nil {
 			if j.Ended {
 				if e.recordJournal(id, f.attempt, j, extra, runDir) {
@@ -196,7 +196,7 @@ func (e *Engine) follow(f *follower, id string, supPID int, supStart uint64, ext
 			changed, failed = nil, nil // no more events: the death watch still ends it
 		case <-dead:
 			var recorded bool
-			if j, err := ReadJournal(e.home, id); err == nil && j.Ended {
+			if j, err := e.runs.ReadJournal(id); err == nil && j.Ended {
 				recorded = e.recordJournal(id, f.attempt, j, extra, runDir)
 			} else {
 				recorded = e.supervisorDied(id, f.attempt, j, extra, runDir)
@@ -345,5 +345,5 @@ func (e *Engine) cleanAfter(id string, dead <-chan struct{}) {
 	case <-time.After(5 * time.Second):
 		return // it wrote its end but lingers: the next cleaner removes the files
 	}
-	_ = RemoveSupervisorFiles(e.home, id)
+	_ = e.runs.RemoveSupervisorFiles(id)
 }
