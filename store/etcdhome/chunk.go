@@ -79,9 +79,7 @@ func (t fence) stageTxn(ctx context.Context, ops []clientv3.Op) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	resp, err := t.h.cli.Txn(ctx).If(
-		clientv3.Compare(clientv3.CreateRevision(t.key), "=", t.epoch),
-	).Then(ops...).Commit()
+	resp, err := t.h.cli.Txn(ctx).If(t.held()...).Then(ops...).Commit()
 	if err != nil {
 		return fmt.Errorf("etcd home %s: stage a chunked save: %w", t.h.prefix, err)
 	}

@@ -26,8 +26,8 @@ const reqMargin = 8 << 10
 // snapshot: the caller must not modify it.
 func (t *Term) Load(ctx context.Context) (*store.Doc, error) {
 	st := &t.doc
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if err := t.h.readInto(ctx, st); err != nil {
 		return nil, err
 	}
@@ -97,8 +97,8 @@ func currentSet(kv encoded) (string, encoded, bool) {
 // returns the saved document, a snapshot.
 func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Doc, error) {
 	st := &t.doc
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if !st.loaded {
 		return nil, ErrNotLoaded
 	}
@@ -137,8 +137,8 @@ func (t *Term) Update(ctx context.Context, fn func(*store.Doc) error) (*store.Do
 // the document changed. The caller must not modify doc afterwards.
 func (t *Term) Commit(ctx context.Context, doc *store.Doc) error {
 	st := &t.doc
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if !st.loaded {
 		return ErrNotLoaded
 	}
@@ -201,10 +201,8 @@ func (h *Home) diff(cur, next encoded) ([]clientv3.Op, int) {
 // fencedTxn runs ops in one transaction guarded by the term's epoch and the meta's
 // revision, and returns the revision it committed at.
 func (t fence) fencedTxn(ctx context.Context, st *docState, ops []clientv3.Op) (int64, error) {
-	resp, err := t.h.cli.Txn(ctx).If(
-		clientv3.Compare(clientv3.CreateRevision(t.key), "=", t.epoch),
-		clientv3.Compare(clientv3.ModRevision(t.h.metaKey()), "=", st.metaRev),
-	).Then(ops...).Else(clientv3.OpGet(t.key)).Commit()
+	cmps := append(t.held(), clientv3.Compare(clientv3.ModRevision(t.h.metaKey()), "=", st.metaRev))
+	resp, err := t.h.cli.Txn(ctx).If(cmps...).Then(ops...).Commit()
 	if err != nil {
 		if errors.Is(err, rpctypes.ErrRequestTooLarge) || errors.Is(err, rpctypes.ErrTooManyOps) {
 			return 0, fmt.Errorf("etcd home %s: save: %w: %w", t.h.prefix, ErrTooLarge, err)
@@ -212,19 +210,32 @@ func (t fence) fencedTxn(ctx context.Context, st *docState, ops []clientv3.Op) (
 		return 0, fmt.Errorf("etcd home %s: save: %w", t.h.prefix, err)
 	}
 	if !resp.Succeeded {
-		return 0, t.refused(resp)
+		return 0, t.refused(ctx)
 	}
 	return resp.Header.Revision, nil
 }
 
 // refused names why a fenced transaction was refused: the term's election key is gone
 // (ErrFenced) or the document changed (ErrConflict).
-func (t fence) refused(resp *clientv3.TxnResponse) error {
-	rr := resp.Responses[0].GetResponseRange()
-	if rr == nil || len(rr.Kvs) == 0 || rr.Kvs[0].CreateRevision != t.epoch {
-		return fmt.Errorf("etcd home %s: save refused, writer key %s of epoch %d: %w", t.h.prefix, t.key, t.epoch, ErrFenced)
+func (t fence) refused(ctx context.Context) error {
+	if t.key == "" {
+		return fmt.Errorf("etcd home %s: save refused: %w", t.h.prefix, ErrConflict)
 	}
-	return fmt.Errorf("etcd home %s: save refused: %w", t.h.prefix, ErrConflict)
+	resp, err := t.h.cli.Get(ctx, t.key)
+	if err == nil && len(resp.Kvs) == 1 && resp.Kvs[0].CreateRevision == t.epoch {
+		return fmt.Errorf("etcd home %s: save refused: %w", t.h.prefix, ErrConflict)
+	}
+	// The key is gone or was made again (or cannot be read): the term ended.
+	return fmt.Errorf("etcd home %s: save refused, writer key %s of epoch %d: %w", t.h.prefix, t.key, t.epoch, ErrFenced)
+}
+
+// held returns the compare that the fence's election key still has its epoch, or none
+// for a fence without a key (a DocHome whose process holds no writer lock).
+func (t fence) held() []clientv3.Cmp {
+	if t.key == "" {
+		return nil
+	}
+	return []clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(t.key), "=", t.epoch)}
 }
 
 // isLeaseNotFound reports whether err says a lease does not exist (expired or revoked).

@@ -26,6 +26,9 @@ type member struct {
 var shared *member
 
 func TestMain(m *testing.M) {
+	if ep := os.Getenv(envChildEndpoint); ep != "" {
+		runChild(ep, os.Getenv(envChildPrefix))
+	}
 	dir, err := os.MkdirTemp("", "etcdhome-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

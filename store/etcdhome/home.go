@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -28,12 +29,15 @@ type Options struct {
 	MaxRequestBytes int
 }
 
-// Home is a Baton home under a prefix of an etcd cluster. It is safe for concurrent use
-// and holds no resources of its own: the client is the caller's to close.
+// Home is a Baton home under a prefix of an etcd cluster. It is safe for concurrent use.
+// The client is the caller's to close.
 type Home struct {
 	cli    *clientv3.Client
 	prefix string // without a trailing slash
 	opts   Options
+
+	mu   sync.Mutex // guards hold
+	hold *Term      // the writer hold won through WriterLock, fencing DocHome commits
 }
 
 // Open returns the home under prefix on cli. The prefix is a path of non-empty segments

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 
 	"baton/store"
 )
@@ -212,7 +211,6 @@ func (h *Home) relKey(key []byte) (string, bool) {
 
 // docState is the document a term or a follower last saw, as keys and decoded.
 type docState struct {
-	mu      sync.Mutex
 	loaded  bool
 	kv      encoded // relative keys of the current set and meta only
 	set     string

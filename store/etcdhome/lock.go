@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -34,7 +35,8 @@ type Term struct {
 	elec *concurrency.Election
 	id   Identity
 
-	doc docState // guarded by doc.mu: the document as this term last read or wrote it
+	mu  sync.Mutex // guards doc and serialises commits
+	doc docState   // the document as this term last read or wrote it
 }
 
 // Campaign blocks until the caller wins the writer election, ctx ends, or etcd fails. It
@@ -50,13 +52,13 @@ func (h *Home) Campaign(ctx context.Context, id Identity) (*Term, error) {
 	if id.Owner.Since.IsZero() {
 		id.Owner.Since = time.Now().UTC()
 	}
-	val, err := json.Marshal(id)
+	val, err := jsonValue(id)
 	if err != nil {
 		sess.Close()
 		return nil, err
 	}
 	elec := concurrency.NewElection(sess, h.writerPfx())
-	if err := elec.Campaign(ctx, string(val)); err != nil {
+	if err := elec.Campaign(ctx, val); err != nil {
 		sess.Close()
 		return nil, fmt.Errorf("etcd home %s: campaign for the writer: %w", h.prefix, err)
 	}
@@ -131,4 +133,9 @@ func (h *Home) RevokeDead(ctx context.Context, lease clientv3.LeaseID) error {
 		return fmt.Errorf("etcd home %s: revoke the dead writer's lease %x: %w", h.prefix, int64(lease), err)
 	}
 	return nil
+}
+
+func jsonValue(id Identity) (string, error) {
+	b, err := json.Marshal(id)
+	return string(b), err
 }
