@@ -2,8 +2,8 @@ package etcdhome
 
 import (
 	"bufio"
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
