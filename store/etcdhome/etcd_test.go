@@ -47,10 +47,14 @@ func TestMain(m *testing.M) {
 
 // startMember starts a member in dir on free loopback ports, retrying when a port picked
 // free was taken before etcd bound it.
-func startMember(dir string) (*member, error) {
+func startMember(dir string) (*member, error) { return startMemberWith(dir, "http", nil) }
+
+// startMemberWith starts a member whose client URL has scheme, after tune changed its
+// configuration (nil: none).
+func startMemberWith(dir, scheme string, tune func(*embed.Config)) (*member, error) {
 	var last error
 	for try := 0; try < 10; try++ {
-		m, err := startMemberOnce(dir)
+		m, err := startMemberOnce(dir, scheme, tune)
 		if err == nil {
 			return m, nil
 		}
@@ -61,7 +65,7 @@ func startMember(dir string) (*member, error) {
 	return nil, last
 }
 
-func startMemberOnce(dir string) (*member, error) {
+func startMemberOnce(dir, scheme string, tune func(*embed.Config)) (*member, error) {
 	cport, err := freePort()
 	if err != nil {
 		return nil, err
@@ -73,13 +77,16 @@ func startMemberOnce(dir string) (*member, error) {
 	cfg := embed.NewConfig()
 	cfg.Dir = dir
 	cfg.Name = "m0"
-	cu, _ := url.Parse("http://127.0.0.1:" + cport)
+	cu, _ := url.Parse(scheme + "://127.0.0.1:" + cport)
 	pu, _ := url.Parse("http://127.0.0.1:" + pport)
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*pu}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	cfg.ListenMetricsUrls = nil
+	if tune != nil {
+		tune(cfg)
+	}
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		return nil, err
