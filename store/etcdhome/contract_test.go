@@ -47,7 +47,10 @@ func TestContract(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			HoldInChild: func(t *testing.T) func() { return holdInChild(t, prefix) },
+			HoldInChild: func(t *testing.T) func() {
+				kill, _ := holdInChild(t, prefix, 2*time.Second)
+				return kill
+			},
 		}
 	})
 }
@@ -57,12 +60,16 @@ func TestContract(t *testing.T) {
 const (
 	envChildEndpoint = "ETCDHOME_TEST_CHILD_ENDPOINT"
 	envChildPrefix   = "ETCDHOME_TEST_CHILD_PREFIX"
+	envChildLease    = "ETCDHOME_TEST_CHILD_LEASE"
 )
 
-func holdInChild(t *testing.T, prefix string) func() {
+// holdInChild starts a child that holds the writer lock of prefix over a lease of lease
+// and returns once it holds it, with a function that kills it (SIGKILL) and waits for
+// it, and its pid.
+func holdInChild(t *testing.T, prefix string, lease time.Duration) (func(), int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envChildEndpoint+"="+shared.endpoint, envChildPrefix+"="+prefix)
+	cmd.Env = append(os.Environ(), envChildEndpoint+"="+shared.endpoint, envChildPrefix+"="+prefix, envChildLease+"="+lease.String())
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -80,17 +87,22 @@ func holdInChild(t *testing.T, prefix string) func() {
 	return func() {
 		cmd.Process.Kill() // SIGKILL: nothing of the child revokes its lease
 		cmd.Wait()
-	}
+	}, cmd.Process.Pid
 }
 
 // runChild wins the writer lock and says "held", then waits to be killed.
-func runChild(endpoint, prefix string) {
+func runChild(endpoint, prefix, lease string) {
 	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	h, err := Open(cli, prefix, Options{Lease: 2 * time.Second})
+	d, err := time.ParseDuration(lease)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	h, err := Open(cli, prefix, Options{Lease: d})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

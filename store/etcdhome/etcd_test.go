@@ -27,7 +27,7 @@ var shared *member
 
 func TestMain(m *testing.M) {
 	if ep := os.Getenv(envChildEndpoint); ep != "" {
-		runChild(ep, os.Getenv(envChildPrefix))
+		runChild(ep, os.Getenv(envChildPrefix), os.Getenv(envChildLease))
 	}
 	dir, err := os.MkdirTemp("", "etcdhome-test-")
 	if err != nil {

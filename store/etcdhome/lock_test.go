@@ -3,6 +3,9 @@ package etcdhome
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,5 +142,42 @@ func TestOpenRefusesBadOptions(t *testing.T) {
 	}
 	if _, err := Open(cli, "x", Options{Lease: time.Second}); err == nil {
 		t.Error("Open with a 1 s lease succeeded")
+	}
+}
+
+// TestSameMachineTakeoverAfterKill9: a writer process killed with SIGKILL keeps the home
+// for its whole lease (ten minutes here, longer than the test waits); a window on the same machine that proved it dead
+// (its pid gone: the child was reaped) revokes its lease and wins at once. Without the
+// revoke the waiter would still be waiting: the first check shows that.
+func TestSameMachineTakeoverAfterKill9(t *testing.T) {
+	ctx := testCtx(t)
+	prefix := fmt.Sprintf("kill9-%d", prefixes.Add(1))
+	kill, pid := holdInChild(t, prefix, 10*time.Minute) // longer than the test waits
+	h := openHome(t, shared.client(t), prefix, Options{})
+	id, _, err := h.Writer(ctx)
+	if err != nil || id.Owner.PID != pid || id.Machine != "child" {
+		t.Fatalf("Writer = %+v, %v; want the child, pid %d", id, err, pid)
+	}
+	kill()
+	won := make(chan *Term, 1)
+	go func() {
+		b, err := h.Campaign(ctx, ident("child", os.Getpid()))
+		if err != nil {
+			t.Error(err)
+		}
+		won <- b
+	}()
+	mustBlock(t, won) // the dead writer's lease lives on
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("the writer's pid %d is not gone (%v): no evidence of its death", pid, err)
+	}
+	if err := h.RevokeDead(ctx, id.Lease); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case b := <-won:
+		defer b.Resign(context.Background())
+	case <-ctx.Done():
+		t.Fatal("the survivor did not win after revoking the dead writer's lease")
 	}
 }
