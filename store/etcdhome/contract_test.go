@@ -61,6 +61,7 @@ const (
 	envChildEndpoint = "ETCDHOME_TEST_CHILD_ENDPOINT"
 	envChildPrefix   = "ETCDHOME_TEST_CHILD_PREFIX"
 	envChildLease    = "ETCDHOME_TEST_CHILD_LEASE"
+	envChildMode     = "ETCDHOME_TEST_CHILD_MODE"
 )
 
 // holdInChild starts a child that holds the writer lock of prefix over a lease of lease

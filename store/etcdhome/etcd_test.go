@@ -27,6 +27,9 @@ var shared *member
 
 func TestMain(m *testing.M) {
 	if ep := os.Getenv(envChildEndpoint); ep != "" {
+		if os.Getenv(envChildMode) == "write-after-stop" {
+			runWriterChild(ep, os.Getenv(envChildPrefix))
+		}
 		runChild(ep, os.Getenv(envChildPrefix), os.Getenv(envChildLease))
 	}
 	dir, err := os.MkdirTemp("", "etcdhome-test-")

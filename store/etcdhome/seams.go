@@ -243,7 +243,7 @@ func (l *WriterLock) TryLock() (store.LockHold, bool, error) {
 		sess.Close()
 		return nil, false, nil
 	}
-	elec := concurrency.ResumeElection(sess, h.writerPfx(), key, resp.Header.Revision)
+	elec := concurrency.ResumeElection(sess, h.writerPfx()+"/", key, resp.Header.Revision) // Resume takes the prefix as NewElection makes it
 	t := &Term{fence: fence{h: h, key: key, epoch: resp.Header.Revision}, sess: sess, elec: elec, id: id}
 	return h.setHold(t), true, nil
 }
