@@ -33,21 +33,30 @@ const opTimeout = 30 * time.Second
 // store.NewOn; its calls are serialised by its Store.
 type DocHome struct {
 	h  *Home
-	mu sync.Mutex // guards st (the Store serialises its calls; Follow does not touch it)
+	mu sync.Mutex // guards st and committed (the Store serialises its calls; Follow does not touch them)
 	st docState
+	// committed is the meta revision of this DocHome's last commit under a hold of its
+	// Home, 0 when the last change to st was not such a commit.
+	committed int64
 }
 
 // DocHome returns the home's document seam.
 func (h *Home) DocHome() *DocHome { return &DocHome{h: h} }
 
 // Load implements store.DocHome. Without full it asks etcd for the meta's revision only
-// and reads in full when it moved.
+// and reads in full when it moved; a writer whose last change was its own commit under
+// the hold it still has asks nothing (its next commit's guard refuses it if anything
+// changed: only a writer whose term ended could find a change, and it is fenced).
 func (d *DocHome) Load(have *store.Doc, full bool) (*store.Doc, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	st := &d.st
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if !full && st.loaded && d.committed != 0 && d.committed == st.metaRev && d.h.holding() {
+		return have, nil
+	}
+	d.committed = 0
 	if !full && st.loaded {
 		resp, err := d.h.cli.Get(ctx, d.h.metaKey())
 		if err != nil {
@@ -115,6 +124,9 @@ func (d *DocHome) Commit(have, next *store.Doc) (*store.Doc, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if held {
+		d.committed = st.metaRev
 	}
 	return next, nil
 }
@@ -319,6 +331,22 @@ func (h *Home) fence() (fence, bool) {
 		return fence{}, false
 	}
 	return h.hold.fence, true
+}
+
+// holding reports whether the Home's hold is held and its session not known ended.
+func (h *Home) holding() bool {
+	h.mu.Lock()
+	t := h.hold
+	h.mu.Unlock()
+	if t == nil {
+		return false
+	}
+	select {
+	case <-t.Done():
+		return false
+	default:
+		return true
+	}
 }
 
 // dropHold ends the Home's hold by revoking its lease.
