@@ -30,10 +30,10 @@ func runTickAt(t *testing.T, home string, at time.Time) (int, string) {
 	return code, string(out)
 }
 
-// tickModel is the README's rule for a schedule driven by ticks, worked out by hand: an
-// occurrence is on time if at most 5 s late, or if it came due after the previous tick
-// and is late by at most the driver's period (the time between the two ticks before, or
-// since the previous one after the first) plus 5 s; the others are missed and follow the
+// tickModel is the rule for a schedule driven by ticks (workflow/README.md), worked out by
+// hand: an occurrence is on time if at most 5 s late, or if it came due after the previous
+// tick and is late by at most the driver's period (the time between the two ticks before,
+// or since the previous one after the first) plus 5 s; the others are missed and follow the
 // catch-up policy.
 type tickModel struct {
 	s              *store.Schedule
@@ -151,11 +151,11 @@ func TestTickDrivenLikeCron(t *testing.T) {
 		if m.s.Cron == "" {
 			cad = "every " + m.s.Every.D().String()
 		}
-		// The README's example, by hand: an every-1m schedule made at :27 runs at each of
+		// workflow/README.md's example, by hand: an every-1m schedule made at :27 runs at each of
 		// the ticks 2-6, then one (none, latest) or fifteen (all) at the tick after the
 		// sleep, then one.
 		if hand := map[string]int{"none": 7, "latest": 7, "all": 21}[m.s.CatchUp]; m.s.Every.D() == time.Minute && len(want) != hand {
-			t.Errorf("%s (%s, catch_up %s): the model says %d runs, the README %d", id, cad, m.s.CatchUp, len(want), hand)
+			t.Errorf("%s (%s, catch_up %s): the model says %d runs, workflow/README.md %d", id, cad, m.s.CatchUp, len(want), hand)
 		}
 		if !slices.Equal(got[id], want) {
 			t.Errorf("%s (%s, catch_up %s): ran %d %v\nwant %d %v", id, cad, m.s.CatchUp, len(got[id]), got[id], len(want), want)

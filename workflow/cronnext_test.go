@@ -230,7 +230,8 @@ func diffTimes(got, want []time.Time, loc *time.Location) string {
 	return fmt.Sprintf("extra %v, missing %v", f(got, want), f(want, got))
 }
 
-// TestDSTExamples pins the README's examples and the cases by name.
+// TestDSTExamples pins the examples of README.md in this folder ("The DST rule") and the
+// issue's cases by name.
 func TestDSTExamples(t *testing.T) {
 	at := func(zone, local string) time.Time {
 		loc, _ := time.LoadLocation(zone)

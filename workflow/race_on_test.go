@@ -4,5 +4,5 @@ package workflow
 
 // raceBuild is true under the race detector, which makes the DST table (pure computation,
 // no goroutines) about ten times slower: it then checks a tenth of the zones, always
-// including the ones the README names. The full table runs in every other build.
+// including the ones README.md in this folder names. The full table runs in every other build.
 const raceBuild = true
