@@ -1,0 +1,243 @@
+package etcdhome
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// A run's keys, under <prefix>/runs/<id>/ (id path-escaped):
+//
+//	alive            the supervisor's Identity, attached to the supervisor's own lease:
+//	                 the run's liveness evidence. Gone = the supervisor is dead.
+//	journal/<seq>    one journal record each (seq: 20 digits, from 1), NOT attached to
+//	                 the lease: the journal outlives the supervisor, so the reaper reads
+//	                 how the run ended.
+//	logtail          the last LogTailSize bytes of the run's log, not attached either.
+//
+// Every write of a supervisor is one transaction guarded by its alive key's
+// CreateRevision: once its lease is gone (and the reaper may have read the journal) it
+// can add nothing.
+
+// Supervisor is a run supervisor's hold on its run: its own lease, renewed by its own
+// loop, and the alive key on it. Safe for concurrent use.
+type Supervisor struct {
+	h        *Home
+	run      string
+	lease    clientv3.LeaseID
+	aliveRev int64
+	ttl      time.Duration
+	margin   time.Duration
+
+	lost   chan struct{} // closed when the lease may be gone (see Lost)
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the renewal loop returned
+
+	mu   sync.Mutex // guards seq and why
+	seq  uint64
+	why  error
+	once sync.Once
+}
+
+// Supervise makes the caller run id's supervisor: it grants a lease of Options.Lease,
+// puts the alive key (with id as its value) on it if the run has none, and starts
+// renewing the lease. ErrSupervised if another supervisor's alive key is there. The
+// caller must Close it.
+func (h *Home) Supervise(ctx context.Context, run string, id Identity) (*Supervisor, error) {
+	sent := time.Now() // the lease cannot expire before sent+TTL by etcd's clock
+	grant, err := h.cli.Grant(ctx, int64(h.ttl()))
+	if err != nil {
+		return nil, fmt.Errorf("etcd home %s: run %s: grant the supervisor's lease: %w", h.prefix, run, err)
+	}
+	id.Lease = grant.ID
+	val, _ := json.Marshal(id)
+	resp, err := h.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(h.aliveKey(run)), "=", 0)).
+		Then(clientv3.OpPut(h.aliveKey(run), string(val), clientv3.WithLease(grant.ID))).Commit()
+	if err == nil && !resp.Succeeded {
+		err = ErrSupervised
+	}
+	if err != nil {
+		h.cli.Revoke(context.WithoutCancel(ctx), grant.ID)
+		return nil, fmt.Errorf("etcd home %s: run %s: %w", h.prefix, run, err)
+	}
+	lctx, cancel := context.WithCancel(context.Background())
+	ttl := time.Duration(grant.TTL) * time.Second
+	s := &Supervisor{h: h, run: run, lease: grant.ID, aliveRev: resp.Header.Revision, ttl: ttl,
+		margin: RenewMargin(ttl), lost: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	go s.renew(lctx, sent)
+	return s, nil
+}
+
+// RenewMargin is how long before its lease can expire a supervisor that could not renew
+// it gives up (Lost): a quarter of the lease, which covers clock rate drift between the
+// machine and the etcd leader (well under 1 %) and the time to kill the run's steps.
+func RenewMargin(ttl time.Duration) time.Duration { return ttl / 4 }
+
+// renew keeps the lease alive. granted is when the grant was sent: the lease cannot
+// expire before granted+ttl by etcd's clock, so the supervisor's deadline is that minus
+// the margin by its own. Each renewal that succeeds moves the deadline to the time its
+// request was sent plus the TTL etcd answered, minus the margin.
+func (s *Supervisor) renew(ctx context.Context, granted time.Time) {
+	defer close(s.done)
+	deadline := time.NewTimer(time.Until(granted.Add(s.ttl - s.margin)))
+	defer deadline.Stop()
+	tick := time.NewTicker(s.ttl / 6)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			s.lose(fmt.Errorf("run %s: the supervisor's lease could not be renewed before %s of its %s were left", s.run, s.margin, s.ttl))
+			return
+		case <-tick.C:
+		}
+		sent := time.Now()
+		rctx, cancel := context.WithTimeout(ctx, s.ttl/3)
+		resp, err := s.h.cli.KeepAliveOnce(rctx, s.lease)
+		cancel()
+		switch {
+		case err == nil && resp.TTL > 0:
+			deadline.Reset(time.Until(sent.Add(time.Duration(resp.TTL)*time.Second - s.margin)))
+		case err == nil || isLeaseNotFound(err):
+			s.lose(fmt.Errorf("run %s: the supervisor's lease is gone", s.run))
+			return
+		}
+		// Other errors (etcd unreachable): try again until the deadline.
+	}
+}
+
+func (s *Supervisor) lose(why error) {
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.why = why
+		s.mu.Unlock()
+		close(s.lost)
+	})
+}
+
+// Lost is closed when the supervisor must stop: its lease is gone, or it could not renew
+// it and the lease may expire within RenewMargin. The supervisor then kills its steps at
+// once, records why locally (Why) and ends: before the lease can expire by etcd's clock,
+// so its run is never running when the reaper re-queues it.
+func (s *Supervisor) Lost() <-chan struct{} { return s.lost }
+
+// Why says why Lost closed, or nil.
+func (s *Supervisor) Why() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.why
+}
+
+// Lease returns the supervisor's lease.
+func (s *Supervisor) Lease() clientv3.LeaseID { return s.lease }
+
+// Append adds one journal record (the workflow journal's JSON object) under the next
+// sequence number, if the supervisor's alive key is still the one it put: a supervisor
+// whose lease is gone gets ErrFenced and the journal is unchanged. It blocks for one
+// round trip; a nil error means the record is durable in etcd.
+func (s *Supervisor) Append(ctx context.Context, rec []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := s.h.journalPfx(s.run) + fmt.Sprintf("%020d", s.seq+1)
+	if err := s.guardedPut(ctx, key, rec); err != nil {
+		return fmt.Errorf("journal of run %s: %w", s.run, err)
+	}
+	s.seq++
+	return nil
+}
+
+// guardedPut puts key (not on the lease) if the alive key is still the supervisor's.
+func (s *Supervisor) guardedPut(ctx context.Context, key string, val []byte) error {
+	resp, err := s.h.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(s.h.aliveKey(s.run)), "=", s.aliveRev)).
+		Then(clientv3.OpPut(key, string(val))).Commit()
+	if err != nil {
+		return fmt.Errorf("etcd home %s: put %s: %w", s.h.prefix, key, err)
+	}
+	if !resp.Succeeded {
+		return fmt.Errorf("etcd home %s: put %s: the supervisor's alive key is gone: %w", s.h.prefix, key, ErrFenced)
+	}
+	return nil
+}
+
+// Close stops renewing and revokes the lease, so the alive key goes: the supervisor's
+// end. The journal and log tail stay. It waits for the revoke at most one lease (after
+// that the lease has expired anyway). Idempotent.
+func (s *Supervisor) Close(ctx context.Context) error {
+	s.cancel()
+	<-s.done
+	s.lose(errors.New("closed"))
+	ctx, cancel := context.WithTimeout(ctx, s.ttl)
+	defer cancel()
+	if err := s.h.RevokeDead(ctx, s.lease); err != nil {
+		return fmt.Errorf("run %s: end the supervisor: %w", s.run, err)
+	}
+	return nil
+}
+
+// RunState is what the store holds of a run's supervisor, read at one revision.
+type RunState struct {
+	Alive   *Identity // the supervisor's alive key's value; nil when it is gone (dead)
+	Journal [][]byte  // the journal records in order
+	LogTail []byte
+	Rev     int64
+}
+
+// Reapable reports whether the run's supervisor is proven dead: its alive key, on its
+// lease, is gone. Never from age.
+func (r RunState) Reapable() bool { return r.Alive == nil }
+
+// RunState reads run id's supervisor keys at one revision. A read error is returned, never
+// taken for "dead".
+func (h *Home) RunState(ctx context.Context, run string) (RunState, error) {
+	resp, err := h.cli.Get(ctx, h.runPfx(run), clientv3.WithPrefix())
+	if err != nil {
+		return RunState{}, fmt.Errorf("etcd home %s: read run %s: %w", h.prefix, run, err)
+	}
+	st := RunState{Rev: resp.Header.Revision}
+	jp := h.journalPfx(run)
+	for _, kv := range resp.Kvs { // sorted by key: journal records in sequence order
+		switch k := string(kv.Key); {
+		case k == h.aliveKey(run):
+			var id Identity
+			if err := json.Unmarshal(kv.Value, &id); err != nil {
+				id = Identity{Machine: "?"} // alive all the same: the key is there
+			}
+			st.Alive = &id
+		case k == h.logTailKey(run):
+			st.LogTail = kv.Value
+		case len(k) > len(jp) && k[:len(jp)] == jp:
+			if _, err := strconv.ParseUint(k[len(jp):], 10, 64); err == nil {
+				st.Journal = append(st.Journal, kv.Value)
+			}
+		}
+	}
+	return st, nil
+}
+
+// ForgetRun deletes run id's supervisor keys once its outcome is saved, in a transaction
+// guarded by the term's epoch and by the alive key's absence: a run whose supervisor
+// lives is never forgotten. ErrSupervised if it lives, ErrFenced if the term ended.
+func (t *Term) ForgetRun(ctx context.Context, run string) error {
+	h := t.h
+	resp, err := h.cli.Txn(ctx).If(
+		clientv3.Compare(clientv3.CreateRevision(t.key), "=", t.epoch),
+		clientv3.Compare(clientv3.CreateRevision(h.aliveKey(run)), "=", 0),
+	).Then(clientv3.OpDelete(h.runPfx(run), clientv3.WithPrefix())).Else(clientv3.OpGet(t.key)).Commit()
+	if err != nil {
+		return fmt.Errorf("etcd home %s: forget run %s: %w", h.prefix, run, err)
+	}
+	if !resp.Succeeded {
+		if rr := resp.Responses[0].GetResponseRange(); rr == nil || len(rr.Kvs) == 0 || rr.Kvs[0].CreateRevision != t.epoch {
+			return fmt.Errorf("etcd home %s: forget run %s: %w", h.prefix, run, ErrFenced)
+		}
+		return fmt.Errorf("etcd home %s: forget run %s: %w", h.prefix, run, ErrSupervised)
+	}
+	return nil
+}

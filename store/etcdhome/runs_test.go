@@ -1,0 +1,169 @@
+package etcdhome
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func supervise(t *testing.T, h *Home, run string) *Supervisor {
+	t.Helper()
+	s, err := h.Supervise(testCtx(t), run, ident("laptop", 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(context.Background()) })
+	return s
+}
+
+// TestSupervisorLeaseGoneJournalSurvives: while a supervisor's lease lives its run is not
+// reapable; once the lease is gone the alive key is gone (reapable), the journal is still
+// there to tell how the run went, Lost is closed, and the dead supervisor can add nothing.
+func TestSupervisorLeaseGoneJournalSurvives(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	s := supervise(t, h, "run/1")
+	recs := []string{`{"type":"start"}`, `{"type":"step_start","step":0}`}
+	for _, r := range recs {
+		if err := s.Append(ctx, []byte(r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := h.RunState(ctx, "run/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Reapable() || st.Alive.Machine != "laptop" || st.Alive.Lease != s.Lease() || len(st.Journal) != 2 {
+		t.Fatalf("live run: %+v", st)
+	}
+	if err := h.RevokeDead(ctx, s.Lease()); err != nil { // the lease is gone (expiry or proven death)
+		t.Fatal(err)
+	}
+	st, err = h.RunState(ctx, "run/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Reapable() {
+		t.Fatal("run still alive after its supervisor's lease went")
+	}
+	if len(st.Journal) != 2 || string(st.Journal[0]) != recs[0] || string(st.Journal[1]) != recs[1] {
+		t.Fatalf("journal after the lease went: %q", st.Journal)
+	}
+	select {
+	case <-s.Lost():
+	case <-ctx.Done():
+		t.Fatal("Lost not closed after the lease was revoked")
+	}
+	if err := s.Append(ctx, []byte(`{"type":"end"}`)); !errors.Is(err, ErrFenced) {
+		t.Fatalf("append after the lease went: %v, want ErrFenced", err)
+	}
+	if st, _ := h.RunState(ctx, "run/1"); len(st.Journal) != 2 {
+		t.Fatalf("a dead supervisor's record was added: %q", st.Journal)
+	}
+}
+
+// TestSuperviseOnlyOne: a run with a live supervisor cannot get a second one; ForgetRun
+// refuses it while it lives and deletes its keys once it is dead.
+func TestSuperviseOnlyOne(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	s := supervise(t, h, "r2")
+	if _, err := h.Supervise(ctx, "r2", ident("server", 31)); !errors.Is(err, ErrSupervised) {
+		t.Fatalf("second supervisor: %v, want ErrSupervised", err)
+	}
+	s.Append(ctx, []byte(`{"type":"start"}`))
+	w := writer(t, h, ident("laptop", 10))
+	if err := w.ForgetRun(ctx, "r2"); !errors.Is(err, ErrSupervised) {
+		t.Fatalf("ForgetRun of a live run: %v, want ErrSupervised", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.ForgetRun(ctx, "r2"); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := h.RunState(ctx, "r2"); len(st.Journal) != 0 {
+		t.Fatalf("journal after ForgetRun: %q", st.Journal)
+	}
+}
+
+// TestSupervisorLostWhenCutOff: a supervisor that cannot reach etcd closes Lost by itself
+// (before its lease could expire) instead of running on.
+func TestSupervisorLostWhenCutOff(t *testing.T) {
+	dir := t.TempDir()
+	m, err := startMember(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	h := openHome(t, m.client(t), "cut", Options{Lease: 2 * time.Second})
+	s, err := h.Supervise(testCtx(t), "r", ident("laptop", 30))
+	if err != nil {
+		m.e.Close()
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	m.e.Close() // etcd gone: no renewal can succeed
+	select {
+	case <-s.Lost():
+	case <-time.After(60 * time.Second):
+		t.Fatal("Lost not closed a minute after etcd went away")
+	}
+	if why := s.Why(); why == nil || !strings.Contains(why.Error(), "could not be renewed") {
+		t.Fatalf("Why = %v", why)
+	}
+}
+
+// TestLogTailKeepsLast64KiB: the tail holds exactly the last LogTailSize bytes written.
+func TestLogTailKeepsLast64KiB(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	s := supervise(t, h, "r")
+	lt := s.LogTail()
+	var all bytes.Buffer
+	for i := 0; all.Len() < 200<<10; i++ {
+		line := []byte(strings.Repeat(string(rune('a'+i%26)), 1+i%700) + "\n")
+		all.Write(line)
+		lt.Write(line)
+	}
+	lt.Write(make([]byte, 0))
+	if err := lt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := h.RunState(ctx, "r")
+	want := all.Bytes()[all.Len()-LogTailSize:]
+	if !bytes.Equal(st.LogTail, want) {
+		t.Fatalf("tail of %d bytes, want the last %d", len(st.LogTail), len(want))
+	}
+}
+
+// TestLogTailRateLimited: however often the log is written, the tail is put at most once
+// per LogTailEvery (plus the final put at Close). Counted by the key's version (its puts),
+// bounded by the time that passed: load only makes puts fewer.
+func TestLogTailRateLimited(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	s := supervise(t, h, "r")
+	lt := s.LogTail()
+	start := time.Now()
+	for time.Since(start) < 2500*time.Millisecond {
+		lt.Write([]byte("x"))
+		time.Sleep(5 * time.Millisecond) // pacing the writer, not synchronisation
+	}
+	if err := lt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	resp, err := h.cli.Get(ctx, h.logTailKey("r"))
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("log tail key: %v %v", resp, err)
+	}
+	max := int64(elapsed/LogTailEvery) + 2 // one per interval, the first at once, and Close's
+	if v := resp.Kvs[0].Version; v > max || v < 2 {
+		t.Fatalf("%d puts of the tail in %s, want 2..%d", v, elapsed, max)
+	}
+}
