@@ -52,6 +52,9 @@ func RoleText(st host.Status, tk host.Takeover, doc *store.Doc, now time.Time) s
 	}
 	if st.WriterPID > 0 {
 		s := fmt.Sprintf("Read-only: window pid %d on this computer is writing", st.WriterPID)
+		if st.WriterMachine != "" { // an etcd home: the writer may be on another machine
+			s = fmt.Sprintf("Read-only: machine %s, window pid %d, is writing", st.WriterMachine, st.WriterPID)
+		}
 		if doc != nil && doc.Writer != nil && doc.Writer.PID == st.WriterPID && !doc.Writer.Since.IsZero() {
 			s += fmt.Sprintf(" (since %s)", Clock(doc.Writer.Since, now))
 		}
