@@ -324,7 +324,22 @@ func (w *Core) gotLock(fl store.LockHold) {
 		return
 	}
 	w.term = newTerm(w, w.self, fl)
+	t := w.term
+	lost := leaseLost(fl)
+	if lost != nil {
+		w.termWG.Add(1) // under w.mu, where Close's leave clears the term
+	}
 	w.mu.Unlock()
+	if lost != nil { // an etcd hold ends behind the holder's back: the term ends with it
+		go func() {
+			defer w.termWG.Done()
+			select {
+			case <-lost:
+				w.endTerm(t, fmt.Errorf("%w: the writer's lease on the etcd home is gone", store.ErrLockLost))
+			case <-t.Done():
+			}
+		}()
+	}
 	_, _ = w.BecomeWriter()
 }
 

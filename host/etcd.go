@@ -217,11 +217,7 @@ func (e *etcdWire) writerMachine() (string, int) {
 	if e.writer == nil {
 		return "", 0
 	}
-	m := e.writer.Machine
-	if e.writer.Host != "" && e.writer.Host != m {
-		m += " (" + e.writer.Host + ")"
-	}
-	return m, e.writer.Owner.PID
+	return e.writer.Machine, e.writer.Owner.PID
 }
 
 // proveDeadWriters runs while this window waits for the writer lock: whenever the
@@ -298,6 +294,15 @@ func (e *etcdWire) awaitWriterChange(ctx context.Context, rev int64) {
 	case <-ctx.Done():
 	case <-time.After(probeEvery):
 	}
+}
+
+// leaseLost returns a channel closed when hold's etcd lease is known lost (its session
+// ended), or nil for a hold that is not an etcd election's.
+func leaseLost(hold store.LockHold) <-chan struct{} {
+	if h, ok := hold.(*etcdhome.Hold); ok {
+		return h.Term().Done()
+	}
+	return nil
 }
 
 // etcdEvidence is workflow.Evidence on an etcd home: a window's liveness is decided from
