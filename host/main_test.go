@@ -21,7 +21,8 @@ import (
 // line (cli). It is in the external test package because package host/cli imports host:
 // host's own tests run a command as a child process, as a script does.
 func TestMain(m *testing.M) {
-	etcdtest.RunMemberIfAsked()                                  // a member of an etcd test cluster (etcd_proc_test.go)
+	// a member of an etcd test cluster (etcd_proc_test.go)
+	etcdtest.RunMemberIfAsked()
 	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg { // a run's supervisor
 		os.Exit(workflow.SuperviseMain(os.Args[2:]))
 	}
