@@ -244,6 +244,12 @@ func (e *etcdWire) proveDeadWriters(ctx context.Context, self func() store.Owner
 				cancel()
 				e.logf("etcd home %s: writer pid %d on this machine is dead (%s, proven in %s): revoked its lease %x: %v",
 					e.url, id.Owner.PID, why, time.Since(t0).Round(time.Microsecond), int64(id.Lease), err)
+				if err != nil { // etcd unreachable: not in a tight loop
+					select {
+					case <-ctx.Done():
+					case <-time.After(probeEvery):
+					}
+				}
 				continue
 			}
 		}
