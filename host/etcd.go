@@ -220,6 +220,26 @@ func (e *etcdWire) writerMachine() (string, int) {
 	return e.writer.Machine, e.writer.Owner.PID
 }
 
+// cannotForward says why a write cannot be forwarded to the writer now, or "": requests
+// go through the local folder (requests/), so only a writer whose instance lock is in it
+// can take them. Else the write is refused at once, naming where it can be made.
+func (e *etcdWire) cannotForward(self store.Owner) string {
+	if why := e.down(); why != "" {
+		return why
+	}
+	e.mu.Lock()
+	id := e.writer
+	e.mu.Unlock()
+	if id == nil || id.Owner.Instance == self.Instance {
+		return ""
+	}
+	if _, err := os.Lstat(instancePath(e.local, id.Owner.Instance)); err == nil {
+		return ""
+	}
+	return fmt.Sprintf("machine %s, window pid %d, is writing; a write cannot be forwarded to another machine (or another --local) yet: make it there",
+		id.Machine, id.Owner.PID)
+}
+
 // proveDeadWriters runs while this window waits for the writer lock: whenever the
 // election's holder is a window of this machine (its machine id) whose instance lock is in
 // this window's local folder, it waits on that lock; once it wins it, that window is dead

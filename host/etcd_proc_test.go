@@ -215,6 +215,13 @@ func TestEtcdHomeProcesses(t *testing.T) {
 		awaitStatus(t, b, 10*time.Second, "the reader names the writer's machine", func(st map[string]any) bool {
 			return st["writer_machine"] == "ma"
 		})
+		// A write forwarded from the other machine is refused at once, naming the writer's
+		// machine (requests go through the local folder, which the writer does not share).
+		fw := addWF("forwarded", 1, "fail")
+		fw["forward"] = true
+		if r := b.do(fw); r["ok"] == true || !strings.Contains(fmt.Sprint(r["error"]), "machine ma, window pid") {
+			t.Fatalf("a write forwarded to another machine: %v", r)
+		}
 		id := v.writer()
 		from := b.nEvents()
 		a.kill9()
@@ -240,7 +247,7 @@ func TestEtcdHomeProcesses(t *testing.T) {
 			return st["role"] == "writer" && st["writer_machine"] == "mb"
 		})
 		ackWrite(b, "y1", &acked)
-		v.checkAcked(acked, nil)
+		v.checkAcked(acked, []string{"forwarded"})
 	})
 
 	// (c) The writer stopped (SIGSTOP) past its lease; another machine takes over; a write

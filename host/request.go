@@ -96,6 +96,11 @@ func dispatch(ctx context.Context, w *Core, req *Request) (map[string]any, error
 		if unsafe := w.unsafeHome(); unsafe != nil { // no window writes an unsafe home
 			return nil, &ReadOnlyError{Role: w.Role(), Problem: unsafe.Error()}
 		}
+		if w.etcd != nil { // requests reach only a writer that shares this local folder
+			if why := w.etcd.cannotForward(w.Self()); why != "" {
+				return nil, &ReadOnlyError{Role: w.Role(), Problem: why}
+			}
+		}
 		return w.forward(ctx, req)
 	}
 	in := w.Intents()

@@ -37,6 +37,9 @@ func RoleTone(r host.Role) Tone {
 func RoleText(st host.Status, tk host.Takeover, doc *store.Doc, now time.Time) string {
 	switch RoleOf(st) {
 	case host.RoleWriter:
+		if st.WriterMachine != "" && st.Problem != "" { // an etcd home it cannot reach: nothing is saved
+			return "Read-only: " + st.Problem
+		}
 		quiet := tk.OldOwner == nil && len(tk.Reaped) == 0 && len(tk.Adopted) == 0 // the last writer closed: nothing to tell
 		if tk.Epoch == 0 || quiet || now.Sub(tk.Completed) > TakeoverNoteFor {
 			return "Writer"
