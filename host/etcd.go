@@ -141,6 +141,17 @@ func dialEtcd(url string, o EtcdOptions, logf func(string, ...any)) (*etcdWire, 
 		_ = cli.Close()
 		return nil, err
 	}
+	// A window does not open on a cluster it cannot reach (it would wait in its first read
+	// with nothing to show): it says so at once. Once open, it stays open, read-only while
+	// etcd cannot be reached (monitor).
+	ctx, cancel := context.WithTimeout(context.Background(), dialCheck)
+	_, err = cli.Get(ctx, h.Prefix()+"/doc/meta")
+	cancel()
+	if err != nil {
+		_ = cli.Close()
+		return nil, fmt.Errorf("etcd home %s cannot be reached within %s: %w; check the addresses, that a majority of the members run, "+
+			"and --etcd-cacert/--etcd-cert/--etcd-key, %s/%s", url, dialCheck, err, etcdhome.EnvUser, etcdhome.EnvPassword)
+	}
 	return &etcdWire{url: url, local: local, cli: cli, home: h, machine: machine, hostname: hostname, logf: logf}, nil
 }
 
@@ -276,6 +287,9 @@ func (e *etcdWire) proveDeadWriters(ctx context.Context, self func() store.Owner
 		e.awaitWriterChange(ctx, rev)
 	}
 }
+
+// dialCheck bounds the first read of a window opening an etcd home.
+const dialCheck = 5 * time.Second
 
 // opTimeoutEtcd bounds one etcd call of the wiring.
 const opTimeoutEtcd = 10 * time.Second

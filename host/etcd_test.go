@@ -52,6 +52,11 @@ func TestEtcdOptionsRefused(t *testing.T) {
 	if _, err := Open("etcd://127.0.0.1:1/", Options{}); err == nil || !strings.Contains(err.Error(), "prefix is missing") {
 		t.Fatalf("no prefix: %v", err)
 	}
+	t0 := time.Now()
+	if _, err := Open("etcd://127.0.0.1:1/p", Options{Etcd: EtcdOptions{Local: t.TempDir()}}); err == nil || !strings.Contains(err.Error(), "cannot be reached") {
+		t.Fatalf("an etcd nobody serves: %v", err)
+	}
+	t.Logf("refused an unreachable etcd in %s", time.Since(t0).Round(time.Millisecond))
 	m, _, err := machineID(func(k string) string {
 		if k == EnvMachine {
 			return "laptop"
