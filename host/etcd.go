@@ -43,8 +43,6 @@ type EtcdOptions struct {
 	TLS   etcdhome.TLSFiles
 	Lease time.Duration // --lease: the writer session's lease; 0 is etcdhome.DefaultLease
 	Local string        // --local: this machine's folder for the home; "" is DefaultLocal
-	// Getenv reads BATON_ETCD_USER, BATON_ETCD_PASSWORD and BATON_MACHINE; os.Getenv when nil.
-	Getenv func(string) string
 }
 
 // Register adds --etcd-cacert, --etcd-cert, --etcd-key, --lease and --local to fs.
@@ -102,10 +100,7 @@ type etcdWire struct {
 
 // dialEtcd parses url, checks the options and connects. Nothing is read from etcd yet.
 func dialEtcd(url string, o EtcdOptions, logf func(string, ...any)) (*etcdWire, error) {
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
+	getenv := os.Getenv // BATON_ETCD_USER, BATON_ETCD_PASSWORD, BATON_MACHINE
 	addr, err := etcdhome.ParseURL(url)
 	if err != nil {
 		return nil, err
