@@ -206,14 +206,15 @@ func (e *etcdWire) monitor(ctx context.Context) {
 	}
 }
 
-// down returns why etcd cannot be written now ("etcd unreachable since 14:02"), or "".
+// down returns why etcd cannot be written now ("etcd unreachable since 14:02"), or "";
+// the status and the refusals put it after "read-only: ".
 func (e *etcdWire) down() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.downSince.IsZero() {
 		return ""
 	}
-	return "etcd unreachable since " + e.downSince.Format("15:04") + ": read-only"
+	return "etcd unreachable since " + e.downSince.Format("15:04")
 }
 
 // writerMachine returns the machine of the election's holder as last read, or "".

@@ -150,6 +150,29 @@ func writerEventSince(t *testing.T, c *child, from int, timeout time.Duration, w
 	return at
 }
 
+// readerWhileLeaseLives asks b for its status for as long as the lost writer id's lease is
+// still granted, failing if b is anything but a reader then: a window without evidence of
+// the writer's death waits for its lease. It returns how many answers it checked (at least
+// one, or the test fails: nothing was checked).
+func readerWhileLeaseLives(t *testing.T, v *etcdView, b *child, id etcdhome.Identity) int {
+	t.Helper()
+	observed := 0
+	for v.leaseAlive(id.Lease) {
+		st := b.ok(map[string]any{"op": "status"})
+		if !v.leaseAlive(id.Lease) {
+			break // the answer may be from after the expiry: it proves nothing
+		}
+		if st["role"] != "reader" {
+			t.Fatalf("the other machine's window is %v while the lost writer's lease %x is still granted", st["role"], int64(id.Lease))
+		}
+		observed++
+	}
+	if observed == 0 {
+		t.Fatal("the lost writer's lease was never seen granted: nothing was checked")
+	}
+	return observed
+}
+
 func TestEtcdHomeProcesses(t *testing.T) {
 	c := etcdtest.StartCluster(t, 3)
 	cli := etcdtest.Client(t, c.Endpoints()...)
@@ -226,20 +249,7 @@ func TestEtcdHomeProcesses(t *testing.T) {
 		from := b.nEvents()
 		a.kill9()
 		killed := time.Now()
-		observed := 0
-		for v.leaseAlive(id.Lease) {
-			st := b.ok(map[string]any{"op": "status"})
-			if !v.leaseAlive(id.Lease) {
-				break // the answer may be from after the expiry: it proves nothing
-			}
-			if st["role"] != "reader" {
-				t.Fatalf("the other machine's window is %v while the dead writer's lease %x is still granted", st["role"], int64(id.Lease))
-			}
-			observed++
-		}
-		if observed == 0 {
-			t.Fatal("the dead writer's lease was never seen granted after the kill: nothing was checked")
-		}
+		observed := readerWhileLeaseLives(t, v, b, id)
 		at := writerEventSince(t, b, from, 30*time.Second, "the other machine must take over once the lease expired")
 		t.Logf("other-machine takeover: writer event %s after kill -9 (lease %s; reader confirmed %d times while the lease lived)",
 			at.Sub(killed).Round(time.Millisecond), lease, observed)
@@ -267,6 +277,7 @@ func TestEtcdHomeProcesses(t *testing.T) {
 		if r := b.initialRole(); r != "reader" {
 			t.Fatalf("second window: %s", r)
 		}
+		id := v.writer()
 		from := b.nEvents()
 		if err := syscall.Kill(a.pid, syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
@@ -277,7 +288,9 @@ func TestEtcdHomeProcesses(t *testing.T) {
 				_ = syscall.Kill(a.pid, syscall.SIGCONT)
 			}
 		}()
+		n := readerWhileLeaseLives(t, v, b, id)
 		writerEventSince(t, b, from, 30*time.Second, "the other machine must take over once the stopped writer's lease expired")
+		t.Logf("the other machine stayed a reader while the stopped writer's lease lived (%d answers)", n)
 		ackWrite(b, "s2", &acked)
 		late := a.send(addWF("late-stopped", 1, "fail")) // waits in the pipe until SIGCONT
 		if err := syscall.Kill(a.pid, syscall.SIGCONT); err != nil {
@@ -313,17 +326,24 @@ func TestEtcdHomeProcesses(t *testing.T) {
 		if r := b.initialRole(); r != "reader" {
 			t.Fatalf("second window: %s", r)
 		}
+		id := v.writer()
 		from := b.nEvents()
 		ma.proxy.Cut()
 		cut := time.Now()
+		n := readerWhileLeaseLives(t, v, b, id)
 		st := awaitStatus(t, a, 30*time.Second, "the cut-off writer says etcd is unreachable", func(st map[string]any) bool {
 			return strings.Contains(fmt.Sprint(st["problem"]), "etcd unreachable since")
 		})
 		t.Logf("cut-off writer's status: %v", st["problem"])
 		at := writerEventSince(t, b, from, 30*time.Second, "the other machine must take over once the cut-off writer's lease expired")
-		t.Logf("takeover from a cut-off machine: %s after the cut (lease %s)", at.Sub(cut).Round(time.Millisecond), lease)
+		t.Logf("takeover from a cut-off machine: %s after the cut (lease %s; reader confirmed %d times while the lease lived)",
+			at.Sub(cut).Round(time.Millisecond), lease, n)
 		ackWrite(b, "d2", &acked)
 		ma.proxy.Join()
+		// Its first write once it reaches etcd again (not merely refused for the outage).
+		awaitStatus(t, a, 30*time.Second, "the rejoined window reaches etcd again", func(st map[string]any) bool {
+			return !strings.Contains(fmt.Sprint(st["problem"]), "etcd unreachable")
+		})
 		if r := a.do(addWF("late-cut", 1, "fail")); r["ok"] == true {
 			t.Fatalf("the cut-off writer's first write after Join was acknowledged: %v", r)
 		} else {

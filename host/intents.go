@@ -41,6 +41,14 @@ func (s *Intents) update(ctx context.Context, fn func(*store.Doc) error) (*store
 			}
 		}
 		e := &ReadOnlyError{Role: role, WriterPID: pid}
+		if w.etcd != nil {
+			if m, p := w.etcd.writerMachine(); m != "" { // the election is fresher than the document
+				e.WriterMachine, e.WriterPID = m, p
+			}
+			if why := w.etcd.down(); why != "" {
+				e.Problem = why
+			}
+		}
 		if problem != nil && held {
 			e.Problem = problem.Error()
 		} else if w.readOnly != "" {
