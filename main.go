@@ -37,11 +37,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && cli.IsCommand(args[0]) { // run, status, workflows, runs, logs, cancel
 		return command(args, stdout, stderr)
 	}
-	fs, home := newFlags("baton", stderr)
+	fs, home, eo := newFlags("baton", stderr)
 	headless := fs.Bool("headless", false, "no window: serve the JSON-lines control channel on stdin/stdout")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: baton [--home DIR] [--headless]\n%s       baton tick --once [--home DIR]\n       baton --version\n\nFlags:\n",
+		fmt.Fprintf(stderr, "Usage: baton [--home DIR|etcd://h1:2379,h2:2379/prefix] [--headless]\n%s       baton tick --once [--home DIR]\n       baton --version\n\nFlags:\n",
 			cli.CommandUsage())
 		fs.PrintDefaults()
 	}
@@ -60,7 +60,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	logger := log.New(stderr, "baton: ", log.LstdFlags|log.Lmicroseconds)
-	opts := host.Options{Logf: logger.Printf}
+	opts := host.Options{Logf: logger.Printf, Etcd: *eo}
 	if *headless {
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
@@ -110,7 +110,7 @@ func runWindow(home string, opts host.Options, stderr io.Writer) int {
 
 // tick is `baton tick --once [--home DIR]`, for a cron, launchd or systemd driver.
 func tick(args []string, stdout, stderr io.Writer) int {
-	fs, home := newFlags("baton tick", stderr)
+	fs, home, eo := newFlags("baton tick", stderr)
 	once := fs.Bool("once", false, "run what is due now, then exit (required)")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -123,7 +123,7 @@ func tick(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	logger := log.New(stderr, "baton tick: ", log.LstdFlags|log.Lmicroseconds)
-	return host.TickOnce(*home, host.Options{Logf: logger.Printf}, stdout)
+	return host.TickOnce(*home, host.Options{Logf: logger.Printf, Etcd: *eo}, stdout)
 }
 
 // command is one of the command-line subcommands (cli.Command): a signal ends its wait.
@@ -134,12 +134,16 @@ func command(args []string, stdout, stderr io.Writer) int {
 	return cli.Command(args, host.Options{Logf: logger.Printf}, stdout, stderr, stop)
 }
 
-// newFlags returns a flag set that reports to stderr, with the --home flag every command has.
-func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
+// newFlags returns a flag set that reports to stderr, with the --home flag every command
+// has and the flags of an etcd home (--etcd-cacert, --etcd-cert, --etcd-key, --lease,
+// --local; the user and password only from BATON_ETCD_USER and BATON_ETCD_PASSWORD).
+func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string, *host.EtcdOptions) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	home := fs.String("home", "", "home folder (default $BATON_HOME, else the user config folder/baton)")
-	return fs, home
+	home := fs.String("home", "", "home folder, or an etcd home etcd://host1:2379,host2:2379/prefix (default $BATON_HOME, else the user config folder/baton)")
+	var eo host.EtcdOptions
+	eo.Register(fs)
+	return fs, home, &eo
 }
 
 // parse parses args; on failure it returns the exit code (0 for --help, 2 for a bad flag

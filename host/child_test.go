@@ -35,6 +35,11 @@ func childOptions() Options {
 	if v := os.Getenv("BATON_TEST_KEEP_FINISHED"); v != "" { // archive after a few runs
 		fmt.Sscan(v, &opts.KeepFinished)
 	}
+	// an etcd home's window (BATON_TEST_HOME=etcd://…; BATON_MACHINE names the machine)
+	opts.Etcd.Local = os.Getenv("BATON_TEST_LOCAL")
+	if v := os.Getenv("BATON_TEST_LEASE"); v != "" {
+		opts.Etcd.Lease, _ = time.ParseDuration(v)
+	}
 	if os.Getenv("BATON_TEST_RETENTION_NOW") == "1" { // a retention pass right after the takeover
 		retentionFirst = time.Millisecond
 	}

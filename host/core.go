@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"baton/host/forward"
 	"baton/store"
+	"baton/store/etcdhome"
 	"baton/workflow/proc"
 )
 
@@ -46,6 +48,9 @@ type Options struct {
 	// what belongs to this machine either way (instances/, runs/, requests/, the audit).
 	Doc  store.DocHome
 	Lock store.WriterLock
+	// Etcd configures a home named etcd://h1:2379,h2:2379/prefix (host/etcd.go): the
+	// document and the writer lock under the prefix, this machine's files in Etcd.Local.
+	Etcd EtcdOptions
 }
 
 // Core is the core of one process on a home folder (a window, a headless process, a
@@ -100,6 +105,8 @@ type Core struct {
 
 	pubMu     sync.Mutex // serialises publish; guards published
 	published *store.Doc
+
+	etcd *etcdWire // the link to an etcd home; nil for a folder home
 }
 
 // keepTeardown starts this process's teardown keeper once, at its first window.
@@ -122,7 +129,26 @@ func Open(home string, opts Options) (*Core, error) {
 			opts.Logf("warning: %v (a kill -9 of this window frees state.lock only after its memory)", err)
 		}
 	})
-	abs, err := prepareHome(home, opts.MustExist)
+	if etcdhome.IsURL(home) {
+		ew, err := dialEtcd(home, opts.Etcd, opts.Logf)
+		if err != nil {
+			return nil, err
+		}
+		w, err := openFolder(ew.local, false, opts, ew)
+		if err != nil {
+			_ = ew.cli.Close()
+		}
+		return w, err
+	}
+	if opts.Etcd.Local != "" {
+		return nil, fmt.Errorf("--local %s is for an etcd home (--home etcd://…); a folder home keeps everything in its folder", opts.Etcd.Local)
+	}
+	return openFolder(home, opts.MustExist, opts, nil)
+}
+
+// openFolder is Open on the home folder home (for an etcd home, its local folder, with ew).
+func openFolder(home string, mustExist bool, opts Options, ew *etcdWire) (*Core, error) {
+	abs, err := prepareHome(home, mustExist)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +165,12 @@ func Open(home string, opts Options) (*Core, error) {
 		return nil, err
 	}
 	w := &Core{home: abs, self: self, opts: opts, inst: inst, instDir: instDir, readOnly: readOnly,
-		audit: store.NewAudit(abs), life: RoleOpening, homePoke: make(chan struct{}, 1)}
+		audit: store.NewAudit(abs), life: RoleOpening, homePoke: make(chan struct{}, 1), etcd: ew}
+	if ew != nil {
+		ew.local = abs
+		opts.Doc = ew.home.DocHome() // the same Home as the writer lock's: its hold fences the commits
+		w.opts.Doc = opts.Doc
+	}
 	sopts := store.Options{MaxSize: opts.MaxSize, BeforeSave: w.checkLock,
 		KeepFinished: opts.KeepFinished, MaxFinished: opts.MaxFinished}
 	if opts.Doc != nil {
@@ -198,6 +229,10 @@ func (w *Core) Start() error {
 	}
 	w.bgWG.Add(1)
 	go func() { defer w.bgWG.Done(); w.guardHome(w.homePoke) }()
+	if w.etcd != nil {
+		w.bgWG.Add(1)
+		go func() { defer w.bgWG.Done(); w.etcd.monitor(w.ctx) }()
+	}
 	// A save between Open's read and the watch being set up raised no event: look again.
 	doc, _, err := w.st.Refresh()
 	w.mu.Lock()
@@ -239,7 +274,15 @@ func (w *Core) waitForLock() {
 	w.waiting = true
 	w.mu.Unlock()
 	go func() {
-		fl, err := w.writerLock().Lock(context.Background())
+		ctx, stopProving := context.Background(), func() {}
+		if w.etcd != nil { // an election can be left: Close ends the wait; a dead writer here is proven so
+			var pctx context.Context
+			pctx, stopProving = context.WithCancel(w.ctx)
+			go w.etcd.proveDeadWriters(pctx, w.Self)
+			ctx = w.ctx
+		}
+		fl, err := w.writerLock().Lock(ctx)
+		stopProving()
 		w.mu.Lock()
 		w.waiting = false
 		closed := w.life == RoleClosed
@@ -281,7 +324,22 @@ func (w *Core) gotLock(fl store.LockHold) {
 		return
 	}
 	w.term = newTerm(w, w.self, fl)
+	t := w.term
+	lost := leaseLost(fl)
+	if lost != nil {
+		w.termWG.Add(1) // under w.mu, where Close's leave clears the term
+	}
 	w.mu.Unlock()
+	if lost != nil { // an etcd hold ends behind the holder's back: the term ends with it
+		go func() {
+			defer w.termWG.Done()
+			select {
+			case <-lost:
+				w.endTerm(t, fmt.Errorf("%w: the writer's lease on the etcd home is gone", store.ErrLockLost))
+			case <-t.Done():
+			}
+		}()
+	}
 	_, _ = w.BecomeWriter()
 }
 
@@ -293,6 +351,11 @@ func (w *Core) checkLock() error {
 	w.mu.Unlock()
 	if t == nil {
 		return &ReadOnlyError{Role: role}
+	}
+	if w.etcd != nil {
+		if why := w.etcd.down(); why != "" {
+			return &ReadOnlyError{Role: role, Problem: why}
+		}
 	}
 	return t.lock.Check()
 }
@@ -438,6 +501,9 @@ func (w *Core) Close() error {
 	}
 	if !w.leave(nil, exitClose()) {
 		return nil // another Close got there first
+	}
+	if w.etcd != nil {
+		_ = w.etcd.cli.Close()
 	}
 	return w.closeErr
 }

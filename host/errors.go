@@ -34,6 +34,8 @@ type ReadOnlyError struct {
 	Role      Role
 	WriterPID int    // 0 when no writer is known
 	Problem   string // set when this window holds the lock but cannot write (unreadable file)
+	// WriterMachine is the writer's machine on an etcd home ("" on a folder home).
+	WriterMachine string
 }
 
 func (e *ReadOnlyError) Error() string {
@@ -42,6 +44,8 @@ func (e *ReadOnlyError) Error() string {
 		return fmt.Sprintf("read-only: %s", e.Problem)
 	case e.Role == RolePromoting:
 		return "read-only: this window is taking over; try again in a moment"
+	case e.WriterPID > 0 && e.WriterMachine != "":
+		return fmt.Sprintf("read-only: machine %s, window pid %d, is the writer; make changes there", e.WriterMachine, e.WriterPID)
 	case e.WriterPID > 0:
 		return fmt.Sprintf("read-only: window pid %d is the writer; make changes there", e.WriterPID)
 	default:

@@ -20,6 +20,9 @@ import (
 // writerLock is the writer lock of the window's home: state.lock in the folder, unless
 // Options.Lock gives another kind of home's.
 func (w *Core) writerLock() store.WriterLock {
+	if w.etcd != nil { // the election, its value naming this window as it is now
+		return w.etcd.home.WriterLock(w.etcd.identity(w.Self()))
+	}
 	if w.opts.Lock != nil {
 		return w.opts.Lock
 	}
@@ -110,7 +113,12 @@ func (e lockLostError) Is(target error) bool {
 
 // evidence is how the window's home proves windows and runs dead or alive: the folder's
 // instance and run locks. A second kind of home gives its own here.
-func (w *Core) evidence() workflow.Evidence { return folderEvidence{home: w.home} }
+func (w *Core) evidence() workflow.Evidence {
+	if w.etcd != nil {
+		return etcdEvidence{folderEvidence{home: w.home}}
+	}
+	return folderEvidence{home: w.home}
+}
 
 // runFiles keeps the run files of the window's home: runs/ in the folder.
 func (w *Core) runFiles() workflow.RunFiles { return workflow.FolderRuns(w.home) }

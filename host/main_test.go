@@ -11,6 +11,7 @@ import (
 	"baton/host"
 	"baton/host/cli"
 	"baton/host/control"
+	"baton/store/storetest/etcdtest"
 	"baton/workflow"
 )
 
@@ -20,6 +21,8 @@ import (
 // line (cli). It is in the external test package because package host/cli imports host:
 // host's own tests run a command as a child process, as a script does.
 func TestMain(m *testing.M) {
+	// a member of an etcd test cluster (etcd_proc_test.go)
+	etcdtest.RunMemberIfAsked()
 	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg { // a run's supervisor
 		os.Exit(workflow.SuperviseMain(os.Args[2:]))
 	}

@@ -87,9 +87,19 @@ func parseRequest(line []byte) (*Request, error) {
 func dispatch(ctx context.Context, w *Core, req *Request) (map[string]any, error) {
 	// A window that cannot write its home (a read-only file system) cannot forward either:
 	// refused below, saying why.
+	if refusedOnEtcd[req.Op] {
+		if err := w.refuseRunsOnEtcd(); err != nil { // before forwarding: no writer would take it
+			return nil, err
+		}
+	}
 	if req.Forward && forwardable[req.Op] && w.currentTerm() == nil && w.readOnly == "" {
 		if unsafe := w.unsafeHome(); unsafe != nil { // no window writes an unsafe home
 			return nil, &ReadOnlyError{Role: w.Role(), Problem: unsafe.Error()}
+		}
+		if w.etcd != nil { // requests reach only a writer that shares this local folder
+			if why := w.etcd.cannotForward(w.Self()); why != "" {
+				return nil, &ReadOnlyError{Role: w.Role(), Problem: why}
+			}
 		}
 		return w.forward(ctx, req)
 	}
@@ -104,8 +114,8 @@ func dispatch(ctx context.Context, w *Core, req *Request) (map[string]any, error
 	case "status":
 		s := w.Status()
 		return map[string]any{"role": s.Role, "pid": s.PID, "instance": s.Instance, "epoch": s.Epoch,
-			"generation": s.Generation, "writer_pid": s.WriterPID, "home": s.Home, "problem": s.Problem,
-			"warning": w.Warning()}, nil
+			"generation": s.Generation, "writer_pid": s.WriterPID, "writer_machine": s.WriterMachine, "home": s.Home,
+			"problem": s.Problem, "warning": w.Warning()}, nil
 	case "snapshot":
 		d := w.Snapshot()
 		wp := w.writerPID()

@@ -90,7 +90,7 @@ func (w *Core) RunState(ref string) (store.Run, bool, error) {
 	case sup.Alive:
 		return r, false, nil
 	case r.Owner != nil:
-		if alive, _ := ownerAlive(w.home, w.Self(), *r.Owner); alive {
+		if alive, _ := w.evidence().OwnerAlive(w.Self(), *r.Owner); alive {
 			return r, false, nil // its window is starting its supervisor
 		}
 	}
@@ -104,7 +104,7 @@ func (w *Core) RunState(ref string) (store.Run, bool, error) {
 func (w *Core) LiveWriter(d *store.Doc) *store.Owner {
 	for _, o := range []*store.Owner{d.HandoverTo, d.Writer} {
 		if o != nil {
-			if alive, _ := ownerAlive(w.home, w.Self(), *o); alive {
+			if alive, _ := w.evidence().OwnerAlive(w.Self(), *o); alive {
 				return o
 			}
 		}

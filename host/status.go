@@ -12,8 +12,11 @@ type Status struct {
 	Epoch      uint64 `json:"epoch"`
 	Generation uint64 `json:"generation"`
 	WriterPID  int    `json:"writer_pid"`
-	Home       string `json:"home"`
-	Problem    string `json:"problem,omitempty"` // why it cannot write: workflows.json unreadable, or a home it cannot write
+	// WriterMachine is the machine whose window writes, on an etcd home ("" on a folder
+	// home, or while no writer is known).
+	WriterMachine string `json:"writer_machine,omitempty"`
+	Home          string `json:"home"`
+	Problem       string `json:"problem,omitempty"` // why it cannot write: workflows.json unreadable, or a home it cannot write
 }
 
 // Status returns the window's role and what it knows of the document. Never blocks on I/O.
@@ -38,6 +41,18 @@ func (w *Core) Status() Status {
 	}
 	if w.unsafe != nil { // first: it is why nothing is written
 		s.Problem = w.unsafe.Error()
+	}
+	if w.etcd != nil {
+		m, pid := w.etcd.writerMachine()
+		switch {
+		case s.Role == RoleWriter:
+			s.WriterMachine = w.etcd.machine
+		case m != "": // the election is fresher than the document's Writer
+			s.WriterMachine, s.WriterPID = m, pid
+		}
+		if why := w.etcd.down(); why != "" { // first of all: nothing can be written anywhere
+			s.Problem = why
+		}
 	}
 	return s
 }

@@ -136,7 +136,7 @@ func (w *Core) BecomeWriter() (*Term, error) {
 
 	t.startEngine()
 	ready := make(chan struct{})
-	if !w.opts.NoScheduler {
+	if !w.opts.NoScheduler && w.etcd == nil { // schedules never fire on an etcd home yet (ErrRunsOnEtcd)
 		w.termWG.Add(1)
 		go func() {
 			defer w.termWG.Done()

@@ -139,6 +139,7 @@ func Command(args []string, opts host.Options, stdout, stderr io.Writer, stop <-
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.home, "home", "", "home folder (default $BATON_HOME, else the user config folder/baton)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON document, for scripts")
+	c.opts.Etcd.Register(fs) // --etcd-cacert, --etcd-cert, --etcd-key, --lease, --local
 	if cmd.flags != nil {
 		cmd.flags(fs, c)
 	}

@@ -7,12 +7,16 @@ import (
 
 	"baton/host"
 	"baton/store"
+	"baton/store/etcdhome"
 )
 
 // recover is `baton recover`: it says what is damaged and what can be restored and, unless
 // --dry-run, restores it (RecoverHome). Exit 0 when the home was recovered or is not
 // damaged, 1 when it cannot be (a window holds state.lock, nothing good is left).
 func (c *cli) recover([]string) int {
+	if etcdhome.IsURL(c.home) {
+		return c.fail(fmt.Errorf("%s is an etcd home: recover restores a folder home's files; an etcd home is never repaired by Baton (restore etcd from its own snapshot)", c.home))
+	}
 	var rec *store.Recovery
 	var err error
 	if c.dryRun {

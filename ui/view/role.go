@@ -37,6 +37,9 @@ func RoleTone(r host.Role) Tone {
 func RoleText(st host.Status, tk host.Takeover, doc *store.Doc, now time.Time) string {
 	switch RoleOf(st) {
 	case host.RoleWriter:
+		if st.WriterMachine != "" && st.Problem != "" { // an etcd home it cannot reach: nothing is saved
+			return "Read-only: " + st.Problem
+		}
 		quiet := tk.OldOwner == nil && len(tk.Reaped) == 0 && len(tk.Adopted) == 0 // the last writer closed: nothing to tell
 		if tk.Epoch == 0 || quiet || now.Sub(tk.Completed) > TakeoverNoteFor {
 			return "Writer"
@@ -52,6 +55,9 @@ func RoleText(st host.Status, tk host.Takeover, doc *store.Doc, now time.Time) s
 	}
 	if st.WriterPID > 0 {
 		s := fmt.Sprintf("Read-only: window pid %d on this computer is writing", st.WriterPID)
+		if st.WriterMachine != "" { // an etcd home: the writer may be on another machine
+			s = fmt.Sprintf("Read-only: machine %s, window pid %d, is writing", st.WriterMachine, st.WriterPID)
+		}
 		if doc != nil && doc.Writer != nil && doc.Writer.PID == st.WriterPID && !doc.Writer.Since.IsZero() {
 			s += fmt.Sprintf(" (since %s)", Clock(doc.Writer.Since, now))
 		}

@@ -1,0 +1,69 @@
+package host
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"baton/store"
+)
+
+// A window on an etcd home never takes a window it has no local evidence about (another
+// machine's, or another --local's) for dead, so the takeover's reaper never reaps or fails
+// what it cannot prove dead; with local evidence (a free instance lock) it decides as the
+// folder does.
+func TestEtcdEvidenceNeedsLocalProof(t *testing.T) {
+	local := t.TempDir()
+	self, err := newIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := etcdEvidence{folderEvidence{home: local}}
+	far := store.Owner{PID: 1, Start: 1, Boot: "another machine's boot", Instance: "far-away"}
+	if alive, why := ev.OwnerAlive(self, far); !alive {
+		t.Fatalf("a window with no local evidence was taken for dead: %s", why)
+	}
+	// A window of this machine and folder that is gone: its instance file, lock free.
+	dead := store.Owner{PID: 1, Start: 1, Boot: self.Boot, Instance: "gone-here"}
+	if err := os.MkdirAll(filepath.Join(local, InstancesDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(instancePath(local, dead.Instance), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if alive, why := ev.OwnerAlive(self, dead); alive {
+		t.Fatalf("a window of this machine whose instance lock is free was taken for alive: %s", why)
+	}
+}
+
+// The options of an etcd home are checked before anything is dialled: a lease under 2 s
+// and --local on a folder home are refused, saying why.
+func TestEtcdOptionsRefused(t *testing.T) {
+	_, err := Open("etcd://127.0.0.1:1/p", Options{Etcd: EtcdOptions{Lease: time.Second, Local: t.TempDir()}})
+	if err == nil || !strings.Contains(err.Error(), "--lease 1s is too short") {
+		t.Fatalf("lease 1s: %v", err)
+	}
+	_, err = Open(t.TempDir(), Options{Etcd: EtcdOptions{Local: t.TempDir()}})
+	if err == nil || !strings.Contains(err.Error(), "is for an etcd home") {
+		t.Fatalf("--local on a folder home: %v", err)
+	}
+	if _, err := Open("etcd://127.0.0.1:1/", Options{}); err == nil || !strings.Contains(err.Error(), "prefix is missing") {
+		t.Fatalf("no prefix: %v", err)
+	}
+	t0 := time.Now()
+	if _, err := Open("etcd://127.0.0.1:1/p", Options{Etcd: EtcdOptions{Local: t.TempDir()}}); err == nil || !strings.Contains(err.Error(), "cannot be reached") {
+		t.Fatalf("an etcd nobody serves: %v", err)
+	}
+	t.Logf("refused an unreachable etcd in %s", time.Since(t0).Round(time.Millisecond))
+	m, _, err := machineID(func(k string) string {
+		if k == EnvMachine {
+			return "laptop"
+		}
+		return ""
+	})
+	if err != nil || m != "laptop" {
+		t.Fatalf("BATON_MACHINE: %q %v", m, err)
+	}
+}
