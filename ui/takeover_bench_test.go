@@ -29,8 +29,12 @@ import (
 //	go test -run '^$' -bench DesktopTakeover -benchtime 20x ./ui/
 //
 // Issue 22 found desktop windows that had lived and written for a while slower than new
-// ones: with BATON_TAKEOVER_LIVED=60s each pair of windows lives that long, the writer
-// running a schedule every 2 s and the survivor following it, before the kill.
+// ones: with BATON_TAKEOVER_LIVED=3m each pair of windows lives that long before the
+// kill, the writer running a schedule every second whose run writes 5,000 log lines and
+// the survivor following it (its run list, its history, the home's files), so both have
+// lived and worked, not idled:
+//
+//	BATON_TAKEOVER_LIVED=3m go test -tags batontest -run '^$' -bench DesktopTakeover -benchtime 3x -timeout 3h ./ui/
 func BenchmarkDesktopTakeover(b *testing.B) {
 	needX(b)
 	lived, err := time.ParseDuration(cmp.Or(os.Getenv("BATON_TAKEOVER_LIVED"), "0s"))
@@ -49,7 +53,7 @@ func BenchmarkDesktopTakeover(b *testing.B) {
 			}
 			seedSleepy(b, home)
 			if lived > 0 {
-				seedEvery(b, home, 2*time.Second)
+				seedEvery(b, home, time.Second)
 			}
 			env := appEnv(b)
 			start := func(kind string) (pid int, kill func(), gone <-chan struct{}) {
@@ -90,6 +94,7 @@ func BenchmarkDesktopTakeover(b *testing.B) {
 					nd, ok := nextDoc(b, w, f)
 					if ok && nd.Epoch > d.Epoch {
 						took = append(took, time.Since(t0))
+						b.Logf("takeover %d: %v after the windows lived %v", i, took[len(took)-1], lived)
 						if nd.Writer == nil || nd.Writer.PID != next {
 							b.Fatalf("epoch %d written by %v, want pid %d", nd.Epoch, nd.Writer, next)
 						}
@@ -181,8 +186,9 @@ func nextDoc(b testing.TB, w *fsnotify.Watcher, f *store.Store) (*store.Doc, boo
 	return d, err == nil
 }
 
-// seedEvery adds a schedule of "photos sync" every d to home, through a short-lived
-// headless core: the writer then saves every d.
+// seedEvery adds a workflow that writes 5,000 lines to its log and a schedule of it every
+// d to home, through a short-lived headless core: the writer then starts a run, writes
+// its log and saves every d, and its followers see each.
 func seedEvery(b testing.TB, home string, d time.Duration) {
 	b.Helper()
 	w, err := host.Open(home, host.Options{})
@@ -192,7 +198,11 @@ func seedEvery(b testing.TB, home string, d time.Duration) {
 	if err := w.Start(); err != nil {
 		b.Fatal(err)
 	}
-	if _, _, err := w.Intents().AddSchedule(context.Background(), store.Schedule{Workflow: "photos sync", Every: store.Duration(d), Overlap: "skip"}); err != nil {
+	def := store.Workflow{Name: "log writer", Steps: []store.Step{{Argv: []string{"seq", "1", "5000"}}}}
+	if _, err := w.Intents().AddWorkflow(context.Background(), def); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := w.Intents().AddSchedule(context.Background(), store.Schedule{Workflow: def.Name, Every: store.Duration(d), Overlap: "skip"}); err != nil {
 		b.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
