@@ -3,6 +3,7 @@ package ui
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -94,7 +95,6 @@ func BenchmarkDesktopTakeover(b *testing.B) {
 					nd, ok := nextDoc(b, w, f)
 					if ok && nd.Epoch > d.Epoch {
 						took = append(took, time.Since(t0))
-						b.Logf("takeover %d: %v after the windows lived %v", i, took[len(took)-1], lived)
 						if nd.Writer == nil || nd.Writer.PID != next {
 							b.Fatalf("epoch %d written by %v, want pid %d", nd.Epoch, nd.Writer, next)
 						}
@@ -102,6 +102,9 @@ func BenchmarkDesktopTakeover(b *testing.B) {
 					}
 				}
 				<-gone
+				b.StopTimer()
+				logTakeover(b, home, next, i, took[len(took)-1], lived)
+				b.StartTimer()
 				killNext()
 				<-nextGone
 			}
@@ -112,6 +115,20 @@ func BenchmarkDesktopTakeover(b *testing.B) {
 			b.ReportMetric(float64(reaped[len(reaped)/2].Microseconds())/1000, "victim-gone-p50-ms")
 		})
 	}
+}
+
+// logTakeover logs sample i: the takeover as measured from outside, how long the windows
+// had lived, the survivor's own timing of each step of it (from the audit log), and the
+// machine's load.
+func logTakeover(b *testing.B, home string, pid, i int, took, lived time.Duration) {
+	tk := waitTakeover(b, home, pid)
+	var steps []string
+	for _, s := range tk.Steps {
+		steps = append(steps, fmt.Sprintf("%s %.2f", s.Name, s.MS))
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	b.Logf("takeover %d: %.2f ms after the windows lived %v; its steps (ms): %s; %d runs reaped; load %s",
+		i, float64(took.Microseconds())/1000, lived, strings.Join(steps, ", "), len(tk.Reaped), strings.Join(strings.Fields(string(load))[:3], " "))
 }
 
 // startHeadless starts `bin --headless` on home and returns its pid and a kill -9.
