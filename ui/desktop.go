@@ -116,13 +116,29 @@ func (m *Main) mainMenu() *fyne.MainMenu {
 	view.Items = append(view.Items, m.themeItems()...)
 	view.Items = append(view.Items, fyne.NewMenuItemSeparator())
 	view.Items = append(view.Items, m.newSortItems()...)
-	view.Items = append(view.Items, fyne.NewMenuItemSeparator(), m.newNotifyItem(), fyne.NewMenuItemSeparator(),
-		item("Menu bar (also F10, or Alt alone)", key(fyne.KeyF, fyne.KeyModifierAlt), func() { toggleMenu(m.Win.Content()) }))
 	help := fyne.NewMenu("Help",
 		fyne.NewMenuItem("Guide", m.showGuide),
 		fyne.NewMenuItem("Keyboard shortcuts", m.showShortcuts),
 		fyne.NewMenuItem("About Baton", m.showAbout))
-	return fyne.NewMainMenu(file, wf, run, view, help)
+	menus := []*fyne.Menu{file, wf, run, view, help}
+	view.Items = append(view.Items, fyne.NewMenuItemSeparator(), m.newNotifyItem(), fyne.NewMenuItemSeparator(), m.menuKeys(menus))
+	return fyne.NewMainMenu(menus...)
+}
+
+// menuKeys is View ▸ Open menu: Alt and the first letter of a menu's name opens that menu
+// (Alt+F File, Alt+W Workflow, Alt+R Run, Alt+V View, Alt+H Help); F10 or Alt alone opens
+// the menu bar on File. Left and Right then move from menu to menu, Up and Down through
+// one, Enter chooses (Fyne's menu bar). The keys are menu items, not canvas shortcuts:
+// only a menu's shortcuts reach the window while a text field has the focus.
+func (m *Main) menuKeys(menus []*fyne.Menu) *fyne.MenuItem {
+	sub := fyne.NewMenu("Open menu")
+	for i, mn := range menus {
+		k := fyne.KeyName(strings.ToUpper(mn.Label[:1]))
+		sub.Items = append(sub.Items, item(mn.Label, key(k, fyne.KeyModifierAlt), func() { openMenu(m.Win.Content(), i) }))
+	}
+	open := fyne.NewMenuItem("Open menu (also F10, or Alt alone)", nil)
+	open.ChildMenu = sub
+	return open
 }
 
 // Quit saves the window size and ends the app without asking (a signal). File ▸ Quit
@@ -184,8 +200,12 @@ func shortcutLines(menu *fyne.MainMenu) []string {
 	type row struct{ keys, what string }
 	var rows []row
 	width := 0
-	for _, mn := range menu.Items {
-		for _, it := range mn.Items {
+	var walk func(path string, items []*fyne.MenuItem)
+	walk = func(path string, items []*fyne.MenuItem) {
+		for _, it := range items {
+			if it.ChildMenu != nil {
+				walk(path+it.ChildMenu.Label+" › ", it.ChildMenu.Items)
+			}
 			k := ""
 			switch sc := it.Shortcut.(type) {
 			case *desktop.CustomShortcut:
@@ -194,10 +214,13 @@ func shortcutLines(menu *fyne.MainMenu) []string {
 				k = "Ctrl+Z"
 			}
 			if k != "" {
-				rows = append(rows, row{k, mn.Label + " › " + it.Label})
+				rows = append(rows, row{k, path + it.Label})
 				width = max(width, len(k))
 			}
 		}
+	}
+	for _, mn := range menu.Items {
+		walk(mn.Label+" › ", mn.Items)
 	}
 	lines := make([]string, len(rows))
 	for i, r := range rows {

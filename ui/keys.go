@@ -120,8 +120,8 @@ func (l *KeyList) UnselectAll() {
 	l.List.UnselectAll()
 }
 
-// toggleMenu opens (or closes) the window's menu bar, as Alt alone does in Fyne's desktop
-// driver: Alt+F and F10 do it too. It reports whether o's canvas has a menu bar to open
+// toggleMenu opens (or closes) the window's menu bar on its first menu, as Alt alone
+// does in Fyne's desktop driver: F10 does it too. It reports whether o's canvas has a menu bar to open
 // (the test driver's has none; tests replace menuToggled to see the call).
 func toggleMenu(o fyne.CanvasObject) bool {
 	c := fyne.CurrentApp().Driver().CanvasForObject(o)
@@ -136,8 +136,38 @@ func toggleMenu(o fyne.CanvasObject) bool {
 	return ok
 }
 
-// menuToggled is called with the canvas whose menu bar F10 or Alt+F opens; tests set it.
+// openMenu opens menu number i (0: File) of the menu bar of o's canvas, whether or not
+// the bar was open: the bar is opened on its first menu, as F10 does, and the focus moved
+// i menus right, as the Right key does (Fyne's menu bar opens the menu its focus reaches).
+// It reports whether o's canvas has a menu bar (the test driver's has none; tests replace
+// menuOpened to see the call).
+func openMenu(o fyne.CanvasObject, i int) bool {
+	c := fyne.CurrentApp().Driver().CanvasForObject(o)
+	if c == nil {
+		return false
+	}
+	menuOpened(c, i)
+	bar, ok := c.(interface {
+		ToggleMenu()
+		DismissMenu() bool
+	})
+	if !ok {
+		return false
+	}
+	bar.DismissMenu() // an open bar would be closed by the toggle
+	bar.ToggleMenu()
+	for range i {
+		c.FocusNext()
+	}
+	return true
+}
+
+// menuToggled is called with the canvas whose menu bar F10 opens; tests set it.
 var menuToggled = func(fyne.Canvas) {}
+
+// menuOpened is called with the canvas and the menu that Alt and a menu's letter open;
+// tests set it.
+var menuOpened = func(fyne.Canvas, int) {}
 
 // isMenuKey reports whether ev opens the menu bar (F10).
 func isMenuKey(ev *fyne.KeyEvent) bool { return ev.Name == fyne.KeyF10 }

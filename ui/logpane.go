@@ -37,7 +37,7 @@ type LogPane struct {
 	base      int64  // where text starts in the file
 	text      string // the log as read from the file, from a line start, at most MaxLogShown
 	cut       bool   // text stops before the file's end (paged up past MaxLogShown): End reloads the end
-	endLine   string // the line shown after the log: how the run ended (view.EndLine); "" while it runs
+	endLine   string // the log's last line: how the run ended (view.EndLine); "" while it runs
 	endTone   view.Tone
 	// attached is set once the Runs tab, and with it Grid, is in the window. Before that
 	// only text follows the log: the grid's first refresh loads the monospace fonts (see
@@ -349,7 +349,10 @@ func readTail(path string, limit int64) ([]byte, int64, error) {
 }
 
 // setEnd ends the log shown with line, in the colour of the run's status ("" for none,
-// while the run is active). The line is not in the file: Copy and Find leave it out.
+// while the run is active). The writer writes the line into the log before it records the
+// end (workflow.EndLine): a log that ends with it shows its own line, coloured; the pane
+// draws the line only after a log that lacks it (a run recorded before the writer wrote
+// it, a log cut by a full disk), and Copy and Find leave that drawn line out.
 func (p *LogPane) setEnd(line string, tone view.Tone) {
 	if line == p.endLine && tone == p.endTone {
 		return
@@ -359,13 +362,17 @@ func (p *LogPane) setEnd(line string, tone view.Tone) {
 	p.show()
 }
 
-// showEnd adds the end line to the grid, coloured, when the grid shows the log's end.
+// showEnd colours the end line when the grid shows the log's end: the log's own last
+// line when it is the end line, else one added after the log.
 func (p *LogPane) showEnd() {
 	if p.endLine == "" || p.cut || p.Find.Text != "" {
 		return
 	}
 	if n := len(p.Grid.Rows); n > 0 && len(p.Grid.Rows[n-1].Cells) == 0 {
 		p.Grid.Rows = p.Grid.Rows[:n-1] // the empty row after the log's last newline
+	}
+	if !view.EndsWithLine(p.text, p.endLine) {
+		p.Grid.Append(p.endLine)
 	}
 	name := theme.ColorNameForeground
 	switch p.endTone {
@@ -376,7 +383,6 @@ func (p *LogPane) showEnd() {
 	case view.ToneWarning:
 		name = theme.ColorNameWarning
 	}
-	p.Grid.Append(p.endLine)
 	p.Grid.SetRowStyle(len(p.Grid.Rows)-1, &widget.CustomTextGridStyle{FGColor: theme.Color(name),
 		TextStyle: fyne.TextStyle{Bold: true, Monospace: true}})
 }

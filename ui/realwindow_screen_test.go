@@ -180,6 +180,28 @@ func (r *references) logLine(variant, line string) look {
 	return newLook(fmt.Sprintf("%s log line %q", variant, line), ink(img, at[0]))
 }
 
+// focusedLog is lines of a run's log as the log pane shows them while it has the focus:
+// the focus frame is drawn over the grid's left and top edges, so the look starts two
+// pixels into the text, not at a margin before it.
+func (r *references) focusedLog(variant, lines string) look {
+	r.use(variant)
+	g := widget.NewTextGridFromString(lines)
+	img, at := r.render(g, g.MinSize().Width+2*theme.Padding(), g)
+	box := inkBox(img, at[0]).Inset(-2).Intersect(at[0])
+	box.Min = box.Min.Add(image.Pt(4, 4))
+	return newLook(fmt.Sprintf("%s focused log %q", variant, lines), crop(img, box))
+}
+
+// menuItem is an item of a menu dropped from the menu bar, its label on the menu's
+// background. One item: a menu's items are laid out at fractional positions that GL and
+// the test driver round a pixel apart.
+func (r *references) menuItem(variant, label string) look {
+	r.use(variant)
+	w := widget.NewMenu(fyne.NewMenu("", fyne.NewMenuItem(label, nil)))
+	img, at := r.render(w, w.MinSize().Width+2*theme.Padding(), w)
+	return newLook(fmt.Sprintf("%s menu item %q", variant, label), ink(img, at[0].Inset(4)))
+}
+
 // ink crops img to the part of area that differs from area's top-left colour (the text
 // and icons on their background), with a margin of that background.
 func ink(img *image.RGBA, area image.Rectangle) *image.RGBA {

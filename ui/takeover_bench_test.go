@@ -3,6 +3,7 @@ package ui
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -29,8 +30,12 @@ import (
 //	go test -run '^$' -bench DesktopTakeover -benchtime 20x ./ui/
 //
 // Issue 22 found desktop windows that had lived and written for a while slower than new
-// ones: with BATON_TAKEOVER_LIVED=60s each pair of windows lives that long, the writer
-// running a schedule every 2 s and the survivor following it, before the kill.
+// ones: with BATON_TAKEOVER_LIVED=3m each pair of windows lives that long before the
+// kill, the writer running a schedule every second whose run writes 5,000 log lines and
+// the survivor following it (its run list, its history, the home's files), so both have
+// lived and worked, not idled:
+//
+//	BATON_TAKEOVER_LIVED=3m go test -tags batontest -run '^$' -bench DesktopTakeover -benchtime 3x -timeout 3h ./ui/
 func BenchmarkDesktopTakeover(b *testing.B) {
 	needX(b)
 	lived, err := time.ParseDuration(cmp.Or(os.Getenv("BATON_TAKEOVER_LIVED"), "0s"))
@@ -49,7 +54,7 @@ func BenchmarkDesktopTakeover(b *testing.B) {
 			}
 			seedSleepy(b, home)
 			if lived > 0 {
-				seedEvery(b, home, 2*time.Second)
+				seedEvery(b, home, time.Second)
 			}
 			env := appEnv(b)
 			start := func(kind string) (pid int, kill func(), gone <-chan struct{}) {
@@ -97,6 +102,9 @@ func BenchmarkDesktopTakeover(b *testing.B) {
 					}
 				}
 				<-gone
+				b.StopTimer()
+				logTakeover(b, home, next, i, took[len(took)-1], lived)
+				b.StartTimer()
 				killNext()
 				<-nextGone
 			}
@@ -107,6 +115,20 @@ func BenchmarkDesktopTakeover(b *testing.B) {
 			b.ReportMetric(float64(reaped[len(reaped)/2].Microseconds())/1000, "victim-gone-p50-ms")
 		})
 	}
+}
+
+// logTakeover logs sample i: the takeover as measured from outside, how long the windows
+// had lived, the survivor's own timing of each step of it (from the audit log), and the
+// machine's load.
+func logTakeover(b *testing.B, home string, pid, i int, took, lived time.Duration) {
+	tk := waitTakeover(b, home, pid)
+	var steps []string
+	for _, s := range tk.Steps {
+		steps = append(steps, fmt.Sprintf("%s %.2f", s.Name, s.MS))
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	b.Logf("takeover %d: %.2f ms after the windows lived %v; its steps (ms): %s; %d runs reaped; load %s",
+		i, float64(took.Microseconds())/1000, lived, strings.Join(steps, ", "), len(tk.Reaped), strings.Join(strings.Fields(string(load))[:3], " "))
 }
 
 // startHeadless starts `bin --headless` on home and returns its pid and a kill -9.
@@ -181,8 +203,9 @@ func nextDoc(b testing.TB, w *fsnotify.Watcher, f *store.Store) (*store.Doc, boo
 	return d, err == nil
 }
 
-// seedEvery adds a schedule of "photos sync" every d to home, through a short-lived
-// headless core: the writer then saves every d.
+// seedEvery adds a workflow that writes 5,000 lines to its log and a schedule of it every
+// d to home, through a short-lived headless core: the writer then starts a run, writes
+// its log and saves every d, and its followers see each.
 func seedEvery(b testing.TB, home string, d time.Duration) {
 	b.Helper()
 	w, err := host.Open(home, host.Options{})
@@ -192,7 +215,11 @@ func seedEvery(b testing.TB, home string, d time.Duration) {
 	if err := w.Start(); err != nil {
 		b.Fatal(err)
 	}
-	if _, _, err := w.Intents().AddSchedule(context.Background(), store.Schedule{Workflow: "photos sync", Every: store.Duration(d), Overlap: "skip"}); err != nil {
+	def := store.Workflow{Name: "log writer", Steps: []store.Step{{Argv: []string{"seq", "1", "5000"}}}}
+	if _, err := w.Intents().AddWorkflow(context.Background(), def); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := w.Intents().AddSchedule(context.Background(), store.Schedule{Workflow: def.Name, Every: store.Duration(d), Overlap: "skip"}); err != nil {
 		b.Fatal(err)
 	}
 	if err := w.Close(); err != nil {

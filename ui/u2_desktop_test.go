@@ -101,8 +101,12 @@ func TestShortcutsListIsTheMenus(t *testing.T) {
 	}
 	lines := strings.Split(shown.Text, "\n")
 	n := 0
-	for _, mn := range m.Win.MainMenu().Items {
-		for _, it := range mn.Items {
+	var walk func(path string, items []*fyne.MenuItem) // a submenu's items too (View › Open menu)
+	walk = func(path string, items []*fyne.MenuItem) {
+		for _, it := range items {
+			if it.ChildMenu != nil {
+				walk(path+it.ChildMenu.Label+" › ", it.ChildMenu.Items)
+			}
 			if _, ok := it.Shortcut.(*fyne.ShortcutUndo); ok {
 				n++ // Ctrl+Z: listed as such
 				continue
@@ -112,7 +116,7 @@ func TestShortcutsListIsTheMenus(t *testing.T) {
 				continue
 			}
 			n++
-			keys, what := shortcutText(sc), mn.Label+" › "+it.Label
+			keys, what := shortcutText(sc), path+it.Label
 			found := 0
 			for _, l := range lines {
 				if f := strings.Fields(l); len(f) > 0 && f[0] == keys && strings.HasSuffix(l, "  "+what) {
@@ -123,6 +127,9 @@ func TestShortcutsListIsTheMenus(t *testing.T) {
 				t.Errorf("%s (%s) listed %d times in %q", keys, what, found, lines)
 			}
 		}
+	}
+	for _, mn := range m.Win.MainMenu().Items {
+		walk(mn.Label+" › ", mn.Items)
 	}
 	if n < 10 || len(lines) != n {
 		t.Errorf("%d lines for %d shortcuts: %q", len(lines), n, lines)

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -16,14 +18,28 @@ func press(t *testing.T, m *Main, k fyne.KeyName, mod fyne.KeyModifier) {
 	t.Helper()
 	want := (&desktop.CustomShortcut{KeyName: k, Modifier: mod}).ShortcutName()
 	for _, mn := range m.Win.MainMenu().Items {
-		for _, it := range mn.Items {
-			if it.Shortcut != nil && it.Shortcut.ShortcutName() == want {
-				it.Action()
-				return
-			}
+		if it := menuItemWith(mn.Items, want); it != nil {
+			it.Action()
+			return
 		}
 	}
 	t.Fatalf("no menu item has the shortcut %s", want)
+}
+
+// menuItemWith is the item of items, or of their submenus (the desktop driver looks
+// there too), whose shortcut is named name.
+func menuItemWith(items []*fyne.MenuItem, name string) *fyne.MenuItem {
+	for _, it := range items {
+		if it.Shortcut != nil && it.Shortcut.ShortcutName() == name {
+			return it
+		}
+		if it.ChildMenu != nil {
+			if found := menuItemWith(it.ChildMenu.Items, name); found != nil {
+				return found
+			}
+		}
+	}
+	return nil
 }
 
 // typeKey types key k into whatever has the focus.
@@ -51,7 +67,7 @@ func tabTo(t *testing.T, m *Main, o fyne.Focusable, what string) {
 // TestListsReachableFromTheKeyboard (issue 22, bug 3): Tab reaches the workflow list and
 // the run list; Ctrl+F, typing and Down (or Enter) open the match; the arrows move
 // through a list, opening what they reach; Enter goes on to the editor or the log; F10
-// opens the menu bar.
+// opens the menu bar, Alt and a menu's first letter that menu.
 func TestListsReachableFromTheKeyboard(t *testing.T) {
 	_, w, m, q := writerUI(t)
 	for _, name := range []string{"backup", "report", "reindex"} {
@@ -94,10 +110,35 @@ func TestListsReachableFromTheKeyboard(t *testing.T) {
 	if toggled != c {
 		t.Error("F10 on the workflow list did not open the menu bar")
 	}
-	toggled = nil
-	press(t, m, fyne.KeyF, fyne.KeyModifierAlt)
-	if toggled != c {
-		t.Error("Alt+F did not open the menu bar")
+	// Alt and the first letter of a menu open that menu (Alt+F File ... Alt+H Help).
+	var opened []string
+	menuOpened = func(oc fyne.Canvas, i int) {
+		if oc == c {
+			opened = append(opened, m.Win.MainMenu().Items[i].Label)
+		}
+	}
+	t.Cleanup(func() { menuOpened = func(fyne.Canvas, int) {} })
+	var labels []string
+	for _, mn := range m.Win.MainMenu().Items {
+		labels = append(labels, mn.Label)
+		press(t, m, fyne.KeyName(strings.ToUpper(mn.Label[:1])), fyne.KeyModifierAlt)
+	}
+	if !slices.Equal(opened, labels) {
+		t.Errorf("Alt and each menu's letter opened %q, want %q", opened, labels)
+	}
+	lines := shortcutLines(m.Win.MainMenu())
+	if !slices.ContainsFunc(lines, func(l string) bool {
+		return strings.HasPrefix(l, "Alt+R ") && strings.HasSuffix(l, " View › Open menu › Run")
+	}) {
+		t.Errorf("Help › Keyboard shortcuts does not list Alt+R:\n%s", strings.Join(lines, "\n"))
+	}
+	keys := map[string]string{} // no chord is taken twice: the first item would win
+	for _, l := range lines {
+		k, what, _ := strings.Cut(l, "  ")
+		if k = strings.TrimSpace(k); keys[k] != "" {
+			t.Errorf("%s is the shortcut of %q and of %q", k, keys[k], strings.TrimSpace(what))
+		}
+		keys[k] = strings.TrimSpace(what)
 	}
 
 	// The runs: Ctrl+L, then Enter lands on the first run, Down on the next, Enter on

@@ -31,7 +31,8 @@ func TestWholeLogShownSearchedCopiedAndSelected(t *testing.T) {
 	m.Win.Resize(fyne.NewSize(1000, 700))
 	p := m.RunView.LogPane
 	q.waitFor(t, "the run's end", func() bool { r := m.doc.Run(run.ID); return r != nil && !r.Active() })
-	q.waitFor(t, "the log's end", func() bool { return strings.HasSuffix(p.text, fmt.Sprintf("\n%d\n", n)) })
+	last := fmt.Sprintf("\n%d\n%s\n", n, view.EndLine(m.doc.Run(run.ID))) // the writer ends the log with how the run ended
+	q.waitFor(t, "the log's end", func() bool { return strings.HasSuffix(p.text, last) })
 	file, err := os.ReadFile(w.Snapshot().Run(run.ID).Log)
 	if err != nil {
 		t.Fatal(err)

@@ -298,6 +298,7 @@ func (e *Engine) recordEnd(id string, attempt int, end ending, extra map[string]
 			return store.ErrNoChange
 		}
 		end.apply(r, e.now())
+		writeEndLine(r) // before the save: in the log before anyone sees the run ended
 		ReleaseScheduleLock(d, r.ID)
 		if e.OnFinish != nil {
 			e.OnFinish(d, r, RunOutput{Status: end.status, Env: extra, Dir: runDir})

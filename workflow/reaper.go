@@ -138,7 +138,8 @@ func FindOrphans(d *store.Doc, alive Liveness, sup func(r *store.Run) Supervisio
 // its old place; either way its lane slot and any schedule lock it held are released. A
 // recorded run gets its journal's outcome, its schedule lock released and onFinish run
 // (a watermark settles only with a recorded success). An adopted run gets owner as its
-// owner and keeps its slot and schedule lock. Kill what must not survive before calling it.
+// owner and keeps its slot and schedule lock. A failed or recorded run's log gets its end
+// line (writeEndLine), before the caller's save. Kill what must not survive before calling it.
 func ApplyReap(d *store.Doc, orphans []Orphan, owner store.Owner, now time.Time, onFinish func(d *store.Doc, r *store.Run)) {
 	for _, o := range orphans {
 		r := d.Run(o.Run)
@@ -162,6 +163,7 @@ func ApplyReap(d *store.Doc, orphans []Orphan, owner store.Owner, now time.Time,
 			continue
 		case ActionRecorded:
 			o.recorded().apply(r, now)
+			writeEndLine(r)
 			ReleaseScheduleLock(d, r.ID)
 			if onFinish != nil {
 				onFinish(d, r)
@@ -175,6 +177,7 @@ func ApplyReap(d *store.Doc, orphans []Orphan, owner store.Owner, now time.Time,
 			r.Error = "re-queued: " + msg
 		default:
 			Finish(r, store.StatusFailed, nil, msg, now)
+			writeEndLine(r)
 		}
 		ReleaseScheduleLock(d, r.ID)
 	}

@@ -131,12 +131,15 @@ func (p *outputPipe) finish(grace time.Duration) {
 // re-queued run) is opened only if it is this user's own regular file that others cannot
 // write (store.OpenInHome). Anything else at the name is refused with an error wrapping
 // store.ErrNotOurs that names it: the run's output never lands outside the home.
-func openRunLogFile(path string) (*os.File, error) {
-	f, err := store.OpenInHome(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+func openRunLogFile(path string) (*os.File, error) { return openRunLogAs(path, os.O_WRONLY) }
+
+// openRunLogAs is openRunLogFile opening the log with access (os.O_WRONLY or os.O_RDWR).
+func openRunLogAs(path string, access int) (*os.File, error) {
+	f, err := store.OpenInHome(path, access|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err == nil || !errors.Is(err, fs.ErrExist) {
 		return f, err
 	}
-	return store.OpenInHome(path, os.O_WRONLY|os.O_APPEND, 0)
+	return store.OpenInHome(path, access|os.O_APPEND, 0)
 }
 
 // openLockFile opens run lock path for flock, never through a symbolic link.

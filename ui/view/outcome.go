@@ -1,9 +1,8 @@
 package view
 
 import (
-	"fmt"
-
 	"baton/store"
+	"baton/workflow"
 )
 
 // Why did it fail? The run view says how a run ended first (Outcome, above its facts),
@@ -54,27 +53,10 @@ func outcomeOf(r *store.Run) string {
 }
 
 // EndLine is the line that ends a finished run's log: how it ended (which step failed
-// and how, who cancelled it); "" while the run is active.
-func EndLine(r *store.Run) string {
-	if r.Active() {
-		return ""
-	}
-	switch r.Status {
-	case store.StatusSucceeded:
-		return fmt.Sprintf("== run succeeded: %s ran, exit code %s", Plural(max(r.Steps, 1), "step", "steps"), ExitText(r))
-	case store.StatusFailed, store.StatusCancelled:
-		what := "failed"
-		if r.Status == store.StatusCancelled {
-			what = "cancelled"
-		}
-		s := "== run " + what
-		if r.Steps > 0 {
-			s += fmt.Sprintf(" at step %d of %d", r.Step+1, r.Steps)
-		}
-		if r.Error != "" {
-			return s + ": " + ErrorText(r.Error)
-		}
-		return s + " (exit code " + ExitText(r) + ")"
-	}
-	return "== run " + r.Status
-}
+// and how, who cancelled it); "" while the run is active. The writer writes it into the
+// log (workflow.EndLine); the window draws it only after a log that lacks it.
+func EndLine(r *store.Run) string { return workflow.EndLine(r) }
+
+// EndsWithLine reports whether log ends with line as a whole line of its own: a log the
+// writer ended with its EndLine (workflow.EndsWithLine).
+func EndsWithLine(log, line string) bool { return workflow.EndsWithLine(log, line) }

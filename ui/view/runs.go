@@ -2,14 +2,13 @@ package view
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"baton/host"
 	"baton/store"
+	"baton/workflow"
 )
 
 // RunRow is what one row of the runs list shows.
@@ -91,54 +90,12 @@ func FactsOf(r *store.Run, self int, now time.Time) RunFacts {
 	return f
 }
 
-// ExitText is a run's exit code in words, the same wherever it shows: the code of a
-// step that exited; "—" while the run is active; otherwise the step had no exit code
-// (it could not start, or a signal or a cancel stopped it), which some records hold as
-// a negative code.
-func ExitText(r *store.Run) string {
-	switch {
-	case r.ExitCode != nil && *r.ExitCode >= 0:
-		return strconv.Itoa(*r.ExitCode)
-	case r.Active():
-		return "—"
-	case notStarted(r.Error):
-		return "none: the step could not start"
-	}
-	return "none: the step was stopped before it exited"
-}
+// ExitText is a run's exit code in words, the same wherever it shows (workflow.ExitText).
+func ExitText(r *store.Run) string { return workflow.ExitText(r) }
 
-// stepPrefix matches a step's name in an error, "step 2 (step 2)" when the step has no
-// name of its own.
-var stepPrefix = regexp.MustCompile(`^step (\d+) \(([^()]*)\)`)
-
-// startError matches the error of a step that could not start: what it ran and why.
-var startError = regexp.MustCompile(`:? cannot start ("[^"]*"): (?:fork/exec[^:]*: )?(.*)$`)
-
-// notStarted reports whether a run's error says its step could not start.
-func notStarted(err string) bool { return startError.MatchString(err) }
-
-// ErrorText is a run's error in plain words: a step is named once ("step 1", not "step 1
-// (step 1)"), and a program that could not start says so without the system call's
-// words ("step 1 could not start: program \"x\" not found").
-func ErrorText(err string) string {
-	if m := stepPrefix.FindStringSubmatch(err); m != nil && m[2] == "step "+m[1] {
-		err = "step " + m[1] + err[len(m[0]):]
-	}
-	m := startError.FindStringSubmatchIndex(err)
-	if m == nil {
-		return err
-	}
-	prog, why := err[m[2]:m[3]], err[m[4]:m[5]]
-	switch {
-	case strings.Contains(why, "no such file or directory"), strings.Contains(why, "executable file not found"):
-		why = "program " + prog + " not found"
-	case strings.Contains(why, "permission denied"):
-		why = "program " + prog + " may not be run (permission denied)"
-	default:
-		why = prog + ": " + why
-	}
-	return err[:m[0]] + " could not start: " + why
-}
+// ErrorText is a run's error in plain words (workflow.ErrorText): a step is named once,
+// and a program that could not start says so without the system call's words.
+func ErrorText(err string) string { return workflow.ErrorText(err) }
 
 // RunTimes says when r was queued, or started and ended, and how long it took.
 func RunTimes(r *store.Run, now time.Time) string {
