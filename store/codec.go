@@ -99,7 +99,11 @@ func (c *codec) forgetGone(doc *Doc) {
 	c.enc = keep
 }
 
-// runEqual reports whether a and b encode the same. A false "no" only costs an encode.
+// RunEqual reports whether a and b encode the same: a save may skip re-encoding (and a
+// home re-writing) a run that is RunEqual to its last one. A false "no" only costs an
+// encode. TestRunFieldsKnownToRunEqual (codec_test.go) checks it compares every field.
+func RunEqual(a, b *Run) bool { return runEqual(a, b) }
+
 func runEqual(a, b *Run) bool {
 	x, y := *a, *b
 	if !ptrEqual(x.Owner, y.Owner) || !ptrEqual(x.ExitCode, y.ExitCode) || !ptrEqual(x.LogCut, y.LogCut) {

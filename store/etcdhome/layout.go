@@ -87,7 +87,7 @@ func (e *encoder) encode(doc *store.Doc, set string) (encoded, error) {
 	for i := range doc.Runs {
 		r := &doc.Runs[i]
 		c, ok := e.runs[r.ID]
-		if !ok || !runEqual(&c.run, r) {
+		if !ok || !store.RunEqual(&c.run, r) {
 			b, err := json.Marshal(r)
 			if err != nil {
 				return nil, fmt.Errorf("encode run %s: %w", r.ID, err)
@@ -110,18 +110,6 @@ func (e *encoder) encode(doc *store.Doc, set string) (encoded, error) {
 	out["meta"] = b
 	return out, nil
 }
-
-// runEqual reports whether a and b encode the same. A false "no" only costs an encode.
-func runEqual(a, b *store.Run) bool {
-	x, y := *a, *b
-	if !ptrEqual(x.Owner, y.Owner) || !ptrEqual(x.ExitCode, y.ExitCode) || !ptrEqual(x.LogCut, y.LogCut) {
-		return false
-	}
-	x.Owner, y.Owner, x.ExitCode, y.ExitCode, x.LogCut, y.LogCut = nil, nil, nil, nil, nil, nil
-	return x == y
-}
-
-func ptrEqual[T comparable](a, b *T) bool { return a == b || (a != nil && b != nil && *a == *b) }
 
 // decoder assembles documents from keys, decoding only values it has not decoded before
 // (by key and bytes). Guarded by the caller.
