@@ -32,7 +32,7 @@ func (c *stagedCore) Snapshot() *store.Doc {
 	return c.doc
 }
 
-func (c *stagedCore) Subscribe() *host.Sub { return &host.Sub{C: c.ch} }
+func (c *stagedCore) Subscribe() *host.Sub  { return &host.Sub{C: c.ch} }
 func (c *stagedCore) Unsubscribe(*host.Sub) {}
 
 // move sets the core's role and, when doc is not nil, its snapshot, and sends ev.
