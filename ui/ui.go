@@ -276,7 +276,23 @@ type pending struct {
 	tk     host.Takeover
 	evs    []host.Event
 	queued bool // an apply of this is queued on the UI goroutine
+
+	// While the core is promoting (taking over), nothing is applied: the window does not
+	// redraw while its own process re-reads and saves the home. hold fires after
+	// PromotingShowAfter and shows "Taking over…" if the takeover still runs then.
+	hold  *time.Timer
+	shown bool // the promoting state was shown (hold fired during this takeover)
 }
+
+// PromotingShowAfter is how long a takeover runs before the window says "Taking over…".
+//
+// Why: a desktop survivor that had lived for minutes took over 2–5× slower than a headless
+// one (issue 22): the role event "promoting" and the snapshot published with the re-read
+// made the window render everything (lists, run pane, log, pictures; GL through Mesa's
+// software renderer) on the same two cores exactly while the takeover re-read and saved.
+// A takeover takes milliseconds; a transient state shown only if it lasts is the usual
+// UX delay, so a fast takeover never flashes it, and a slow one still says so.
+const PromotingShowAfter = 150 * time.Millisecond
 
 // offer takes a snapshot of the core with the events that led to it and queues an apply
 // on the UI goroutine unless one is queued already. Watcher goroutine.
@@ -289,6 +305,49 @@ func (m *Main) offer(evs []host.Event) {
 	}
 	p.st, p.tk = st, tk
 	p.evs = append(p.evs, evs...)
+	queue := m.holdWhilePromoting(st.Role) && !p.queued
+	if queue {
+		p.queued = true
+	}
+	p.mu.Unlock()
+	if queue {
+		m.post(m.applyPending)
+	}
+	offered()
+}
+
+// holdWhilePromoting reports whether an apply may be queued for a snapshot with role:
+// not while the core is promoting, until the takeover has run for PromotingShowAfter.
+// Called with the pending lock held.
+func (m *Main) holdWhilePromoting(role host.Role) bool {
+	p := &m.pend
+	if role != host.RolePromoting {
+		if p.hold != nil {
+			p.hold.Stop()
+			p.hold = nil
+		}
+		p.shown = false
+		return true
+	}
+	if p.shown {
+		return true
+	}
+	if p.hold == nil {
+		p.hold = time.AfterFunc(promotingDelay(), m.showPromoting)
+	}
+	return false
+}
+
+// showPromoting queues the apply held since the takeover began, if it still runs.
+// Timer goroutine.
+func (m *Main) showPromoting() {
+	p := &m.pend
+	p.mu.Lock()
+	if p.hold == nil || p.st.Role != host.RolePromoting { // the takeover ended meanwhile
+		p.mu.Unlock()
+		return
+	}
+	p.hold, p.shown = nil, true
 	queue := !p.queued
 	p.queued = true
 	p.mu.Unlock()
@@ -323,6 +382,11 @@ func older(a, b *store.Doc) bool { return a != nil && b != nil && a.Before(b) }
 func (m *Main) applyPending() {
 	p := &m.pend
 	p.mu.Lock()
+	if p.st.Role == host.RolePromoting && !p.shown { // queued before the takeover began
+		p.queued = false // the writer's offer or showPromoting queues it again
+		p.mu.Unlock()
+		return
+	}
 	doc, st, tk, evs := p.doc, p.st, p.tk, p.evs
 	p.evs, p.queued = nil, false
 	p.mu.Unlock()
@@ -347,6 +411,9 @@ func (m *Main) ticker() {
 		var entries []store.Entry
 		fresh := false
 		st := m.core.Status()
+		if st.Role == host.RolePromoting && !m.promotingShown() {
+			continue // a takeover runs: the window waits (pending.hold)
+		}
 		if stamp := fileStamp(filepath.Join(st.Home, store.AuditName)); stamp != auditStamp {
 			auditStamp = stamp
 			entries, _ = m.core.Intents().Audit(AuditMax)
@@ -363,6 +430,13 @@ func (m *Main) ticker() {
 		}
 		m.post(func() { m.tick(chunk, entries, fresh) })
 	}
+}
+
+// promotingShown reports whether the window shows the takeover that runs.
+func (m *Main) promotingShown() bool {
+	m.pend.mu.Lock()
+	defer m.pend.mu.Unlock()
+	return m.pend.shown
 }
 
 func fileStamp(path string) string {
