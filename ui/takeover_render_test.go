@@ -1,3 +1,5 @@
+//go:build batontest
+
 package ui
 
 import (
