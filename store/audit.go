@@ -261,7 +261,9 @@ func (CatchUp) AuditKind() string { return KindCatchUp }
 // before the next one, or by a retry in the background, once the disk takes it. Past
 // auditHeldMax entries held the oldest are dropped, and the gap itself is written first
 // when the disk takes entries again (an AuditGap: "N audit entries lost while the disk
-// was full"). Entries still held when the process ends are lost unrecorded.
+// was full"). Entries written whose fsync then failed may be missing after a crash: the
+// next gap counts them as Unsynced. Entries still held when the process ends are lost
+// unrecorded.
 type Audit struct {
 	path string
 
@@ -294,10 +296,11 @@ const KindAuditGap = "audit_gap"
 // AuditGap records audit entries lost while the disk refused them: how many, the times
 // of the first and last, and why.
 type AuditGap struct {
-	Lost   int       `json:"lost"`
-	From   time.Time `json:"from"`
-	To     time.Time `json:"to"`
-	Reason string    `json:"reason"`
+	Lost     int       `json:"lost"`
+	Unsynced int       `json:"unsynced,omitempty"` // written, but their fsync failed: perhaps missing after a crash
+	From     time.Time `json:"from"`
+	To       time.Time `json:"to"`
+	Reason   string    `json:"reason"`
 }
 
 // AuditKind is "audit_gap".
@@ -306,7 +309,14 @@ func (AuditGap) AuditKind() string { return KindAuditGap }
 // String says it in words: "3 audit entries lost while the disk was full (no space left
 // on device)".
 func (g AuditGap) String() string {
-	return fmt.Sprintf("%d audit entries lost while the disk was full (%s)", g.Lost, g.Reason)
+	switch {
+	case g.Unsynced == 0:
+		return fmt.Sprintf("%d audit entries lost while the disk was full (%s)", g.Lost, g.Reason)
+	case g.Lost == 0:
+		return fmt.Sprintf("%d audit entries may be missing after a crash: their fsync failed (%s)", g.Unsynced, g.Reason)
+	}
+	return fmt.Sprintf("%d audit entries lost while the disk refused them, and %d more may be missing after a crash: their fsync failed (%s)",
+		g.Lost, g.Unsynced, g.Reason)
 }
 
 // NewAudit returns the audit log of a home folder.
@@ -383,7 +393,7 @@ func (a *Audit) trim() {
 // flush writes the gap, if entries were dropped, and every held entry, in order, and
 // fsyncs them; what the disk refuses stays held. Call with a.mu held.
 func (a *Audit) flush() error {
-	if len(a.held) == 0 && a.gap.Lost == 0 {
+	if len(a.held) == 0 && a.gap.Lost == 0 && a.gap.Unsynced == 0 {
 		return nil
 	}
 	fi, err := os.Stat(a.path)
@@ -398,7 +408,10 @@ func (a *Audit) flush() error {
 		return err
 	}
 	defer f.Close()
-	if a.gap.Lost > 0 {
+	// The gap is forgotten only once its record is synced: written again after a failure,
+	// it keeps its From, and Read keeps only the last record of a gap.
+	told := false
+	if a.gap.Lost > 0 || a.gap.Unsynced > 0 {
 		line, err := encodeEntry(time.Now().UTC(), a.gap)
 		if err == nil {
 			err = appendLine(f, line)
@@ -407,30 +420,60 @@ func (a *Audit) flush() error {
 			a.noteReason(err)
 			return err
 		}
-		a.gap = AuditGap{}
+		told = true
 	}
+	written := 0
+	var at0, at1 time.Time // the times of the first and last entry written here
 	for len(a.held) > 0 {
 		if err := appendLine(f, a.held[0].line); err != nil {
 			a.noteReason(err)
 			return err
 		}
+		if written == 0 {
+			at0 = a.held[0].at
+		}
+		written, at1 = written+1, a.held[0].at
 		a.heldB -= len(a.held[0].line)
 		a.held = a.held[1:]
 	}
 	a.held = nil
+	// A failed fsync leaves the entries just written in the file but perhaps not on the
+	// disk (and the kernel may not report it again): the next gap says so, counted.
 	if err := FsyncAt(SyncAudit, f); err != nil {
+		a.unsure(written, at0, at1, err)
 		return fmt.Errorf("audit: fsync %s: %w", a.path, err)
 	}
 	if a.newName { // a new file's name (and a rotation's) is durable only with its folder
 		if err := SyncDirAt(SyncAuditFolder, filepath.Dir(a.path)); err != nil {
+			a.unsure(written, at0, at1, err)
 			return fmt.Errorf("audit: fsync %s: %w", filepath.Dir(a.path), err)
 		}
 		a.newName = false
+	}
+	if told {
+		a.gap = AuditGap{}
 	}
 	if fi, err := f.Stat(); err == nil {
 		_ = Reserve(f, fi.Size()+AuditReserve) // room for the next entries; a full disk shrinks it
 	}
 	return nil
+}
+
+// unsure counts n entries written (from, to: their times) whose sync failed with err in
+// the next gap record: they may be missing after a crash. Call with a.mu held.
+func (a *Audit) unsure(n int, from, to time.Time, err error) {
+	if n == 0 {
+		return
+	}
+	if a.gap.Lost == 0 && a.gap.Unsynced == 0 || from.Before(a.gap.From) {
+		a.gap.From = from
+	}
+	if to.After(a.gap.To) {
+		a.gap.To = to
+	}
+	a.gap.Unsynced += n
+	a.noteReason(err)
+	a.retryLater() // the gap itself is written by the next flush, or by the retry
 }
 
 // noteReason keeps why the disk refused an entry, for the gap record.
@@ -496,8 +539,35 @@ func (a *Audit) Read(max int) ([]Entry, error) {
 			}
 		}
 	}
+	out = lastOfEachGap(out)
 	if max > 0 && len(out) > max {
 		out = out[len(out)-max:]
 	}
 	return out, nil
+}
+
+// lastOfEachGap drops every record of a gap but its last: a gap whose record could not be
+// synced is written again, with the same pid and From, counting what was added since.
+func lastOfEachGap(es []Entry) []Entry {
+	type gapKey struct {
+		pid  int
+		from time.Time
+	}
+	last := map[gapKey]int{}
+	keys := make([]*gapKey, len(es))
+	for i, e := range es {
+		var g AuditGap
+		if e.Kind != KindAuditGap || e.Decode(&g) != nil {
+			continue
+		}
+		k := gapKey{e.PID, g.From.UTC()}
+		last[k], keys[i] = i, &k
+	}
+	out := es[:0]
+	for i, e := range es {
+		if keys[i] == nil || last[*keys[i]] == i {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -38,6 +38,9 @@ func FsyncAt(name string, f *os.File) error {
 	if skipSync(name) {
 		return nil
 	}
+	if err := syncFault(name); err != nil {
+		return err
+	}
 	return f.Sync()
 }
 
@@ -54,6 +57,9 @@ func DatasyncAt(name string, f *os.File) error {
 func SyncDirAt(name, dir string) error {
 	if skipSync(name) {
 		return nil
+	}
+	if err := syncFault(name); err != nil {
+		return err
 	}
 	return syncDir(dir)
 }

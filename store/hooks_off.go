@@ -11,5 +11,7 @@ const checkShared = false
 func Failpoint(string) {}
 
 func skipSync(string) bool { return false }
-func holdReloads() bool    { return false }
-func walHook()             {}
+
+func syncFault(string) error { return nil }
+func holdReloads() bool      { return false }
+func walHook()               {}

@@ -11,7 +11,10 @@ import (
 // a kill that never comes and a reverse control would prove nothing. This stub of the
 // hooks only lets the tests compile (go vet without the tag); the binary refuses to run.
 var (
-	hooks     struct{ wal func() }
+	hooks struct {
+		wal     func()
+		syncErr func(string) error
+	}
 	skipSyncs map[string]bool
 )
 

@@ -35,6 +35,8 @@ var (
 var hooks struct {
 	// wal runs between reading the log's header and its frames.
 	wal func()
+	// syncErr, when set, is the error of the sync at durability point name (nil: sync).
+	syncErr func(name string) error
 }
 
 // checkShared turns on the check that no update wrote through a pointer its copy shares
@@ -63,6 +65,14 @@ func Failpoint(name string) {
 
 // skipSync reports whether a reverse control switched off durability point name.
 func skipSync(name string) bool { return skipSyncs[name] }
+
+// syncFault returns the error a test made durability point name fail with, or nil.
+func syncFault(name string) error {
+	if hooks.syncErr != nil {
+		return hooks.syncErr(name)
+	}
+	return nil
+}
 
 // holdReloads reports whether the watch must leave the document in memory as it is.
 func holdReloads() bool {
