@@ -147,6 +147,18 @@ func TestDamagedHomeRefusedThenRecovered(t *testing.T) {
 				t.Fatalf("baton tick on a damaged home: exit 0: %s", out.String())
 			}
 			sameData(t, "a damaged home after baton run and tick", home, before)
+			// A dry run says what recovery would do and changes nothing, not even the
+			// folder's access (a real recovery withdraws it, as every window does).
+			if err := os.Chmod(home, 0o750); err != nil {
+				t.Fatal(err)
+			}
+			if o := cliCmd(home, "recover", "--dry-run"); o.code != exitOK || !strings.Contains(o.stdout, "Nothing was changed") {
+				t.Fatalf("baton recover --dry-run: exit %d: %s%s", o.code, o.stdout, o.stderr)
+			}
+			sameData(t, "a damaged home after baton recover --dry-run", home, before)
+			if fi, err := os.Stat(home); err != nil || fi.Mode().Perm() != 0o750 {
+				t.Fatalf("baton recover --dry-run changed the home's mode: %v %v", fi.Mode(), err)
+			}
 
 			o := cliCmd(home, "recover")
 			if o.code != exitOK {

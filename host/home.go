@@ -69,6 +69,25 @@ func prepareHome(dir string, mustExist bool) (string, error) {
 	return abs, nil
 }
 
+// checkHomeUnchanged checks existing home folder abs as prepareHome does, changing
+// nothing: no folder made or synced, no access withdrawn (recover --dry-run).
+func checkHomeUnchanged(abs string) (string, error) {
+	if systemFolders[abs] {
+		return "", fmt.Errorf("%w: %s is a system folder; point --home at a folder of your own", ErrNotHome, abs)
+	}
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return "", fmt.Errorf("home %s: %w", abs, err)
+	}
+	if err := checkOwned(abs, fi, true); err != nil {
+		return "", err
+	}
+	if err := checkIsHome(abs, true); err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
 // systemFolders can never be a home: laying one out as a home (as root) would scatter
 // Baton's files through the system.
 var systemFolders = map[string]bool{"/": true, "/dev": true, "/proc": true, "/sys": true}

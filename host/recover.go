@@ -26,7 +26,7 @@ var ErrRecoverLocked = errors.New("a window holds state.lock")
 // state.lock while it does; it fails with ErrRecoverLocked, changing nothing, when a
 // window holds it. It never creates a home. It blocks for the moves and saves.
 func RecoverHome(home string, now time.Time) (*store.Recovery, error) {
-	abs, err := existingHome(home)
+	abs, err := existingHome(home, true)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func RecoverHome(home string, now time.Time) (*store.Recovery, error) {
 
 // PlanHomeRecovery says what RecoverHome would restore, changing nothing.
 func PlanHomeRecovery(home string) (*store.Recovery, error) {
-	abs, err := existingHome(home)
+	abs, err := existingHome(home, false)
 	if err != nil {
 		return nil, err
 	}
@@ -66,14 +66,18 @@ func (w *Core) CannotWrite() error {
 	return nil
 }
 
-// existingHome checks home as PrepareHome does, without creating it.
-func existingHome(home string) (string, error) {
+// existingHome checks home as PrepareHome does, without creating it; with change false
+// it changes nothing either (a dry run: the folder's access is checked, not withdrawn).
+func existingHome(home string, change bool) (string, error) {
 	abs, err := filepath.Abs(home)
 	if err != nil {
 		return "", fmt.Errorf("home %q: %w", home, err)
 	}
 	if _, err := os.Lstat(abs); err != nil {
 		return "", fmt.Errorf("no home at %s: %w", abs, err)
+	}
+	if !change {
+		return checkHomeUnchanged(abs)
 	}
 	return PrepareHome(abs)
 }
