@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -17,6 +18,9 @@ const AuditName = "audit.log"
 
 // AuditMaxSize is the size at which the audit log is rotated to audit.log.1.
 const AuditMaxSize = 4 << 20
+
+// auditRotateAt is AuditMaxSize; a variable for tests.
+var auditRotateAt int64 = AuditMaxSize
 
 // Entry is one line of the audit log, as read back. Kind names what happened (a Record's
 // AuditKind); Data holds its details, the record's JSON fields. Data stays a generic map:
@@ -396,13 +400,7 @@ func (a *Audit) flush() error {
 	if len(a.held) == 0 && a.gap.Lost == 0 && a.gap.Unsynced == 0 {
 		return nil
 	}
-	fi, err := os.Stat(a.path)
-	created := errors.Is(err, os.ErrNotExist)
-	if err == nil && fi.Size()+int64(a.heldB) > AuditMaxSize {
-		created = os.Rename(a.path, a.path+".1") == nil
-	}
-	a.newName = a.newName || created
-	f, err := OpenInHome(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := a.open(int64(a.heldB))
 	if err != nil {
 		a.noteReason(err)
 		return err
@@ -457,6 +455,63 @@ func (a *Audit) flush() error {
 		_ = Reserve(f, fi.Size()+AuditReserve) // room for the next entries; a full disk shrinks it
 	}
 	return nil
+}
+
+// open opens the audit log to append add bytes, rotating it first if it would grow past
+// auditRotateAt, and returns it locked (flock, released by Close). Rotation happens under
+// the lock of the file rotated, and a process that opened a file another one rotated
+// meanwhile opens again: two processes (a writer and the held entries of the one before
+// it) never both rotate, so a rotated file is never pushed out by a nearly empty one.
+// It never waits for the other process: while that one holds the lock the entries stay
+// held and are tried again in the background. Call with a.mu held.
+func (a *Audit) open(add int64) (*os.File, error) {
+	for try := 0; ; try++ {
+		f, err := OpenInHome(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		if err := flockRetry(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close() // another process appends (or is stopped while it did): held, tried again later
+			return nil, fmt.Errorf("lock %s: %w", a.path, err)
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if now, err := os.Lstat(a.path); err != nil || !os.SameFile(fi, now) {
+			f.Close() // rotated by another process since we opened it
+			if try < 16 {
+				continue
+			}
+			return nil, fmt.Errorf("%s keeps being replaced while it is opened", a.path)
+		}
+		if fi.Size() == 0 {
+			a.newName = true // perhaps made by this open: its name is durable with its folder
+		}
+		// A log at least half full is rotated when the entries would take it past
+		// auditRotateAt; a younger one takes them (held entries may be many), so a rotated
+		// file is never a nearly empty one.
+		if fi.Size() < auditRotateAt/2 || fi.Size()+add <= auditRotateAt {
+			return f, nil
+		}
+		auditRotateHook()
+		err = os.Rename(a.path, a.path+".1")
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("rotate %s: %w", a.path, err)
+		}
+		a.newName = true
+	}
+}
+
+// flockRetry flocks f, again when interrupted by a signal.
+func flockRetry(f *os.File, how int) error {
+	for {
+		if err := syscall.Flock(int(f.Fd()), how); err != syscall.EINTR {
+			return err
+		}
+	}
 }
 
 // unsure counts n entries written (from, to: their times) whose sync failed with err in

@@ -2,8 +2,11 @@ package store
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -93,5 +96,80 @@ func TestAuditEntryDecode(t *testing.T) {
 	bad := Entry{Kind: "reap", Data: map[string]any{"owner_pid": "forty-one"}}
 	if err := bad.Decode(&r); err == nil {
 		t.Error("a reap entry with a string pid decoded")
+	}
+}
+
+// TestAuditRotatedByOneProcessAtATime: two Audits on one log (a writer, and the held
+// entries of the writer before it) rotate it under its lock. The second one, coming while
+// the first is about to rotate, does not rotate too: its entry is held and written after
+// into the new log, so the full file rotated is kept as audit.log.1, never pushed out by
+// a nearly empty one, and no entry is lost.
+func TestAuditRotatedByOneProcessAtATime(t *testing.T) {
+	defer func(n int64) { auditRotateAt = n }(auditRotateAt)
+	auditRotateAt = 16 << 10
+	dir := t.TempDir()
+	a, b := NewAudit(dir), NewAudit(dir)
+	defer a.Close()
+	defer b.Close()
+	entry := func(w string, i int) Clean {
+		return Clean{Removed: []string{fmt.Sprintf("%s-%04d", w, i), strings.Repeat("x", 900)}}
+	}
+	n := 0
+	for ; ; n++ { // fill the log until the next entry would take it past auditRotateAt
+		if err := a.Append(entry("a", n)); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(filepath.Join(dir, AuditName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size()+fi.Size()/int64(n+1) > auditRotateAt {
+			n++
+			break
+		}
+	}
+	raced := false
+	hooks.auditRotate = func() {
+		if !raced {
+			raced = true
+			_ = b.Append(entry("b", 0)) // held if the log is locked: written by Close below
+		}
+	}
+	defer func() { hooks.auditRotate = nil }()
+	if err := a.Append(entry("a", n)); err != nil {
+		t.Fatal(err)
+	}
+	if !raced {
+		t.Fatal("the log was not rotated: the race was not set up")
+	}
+	hooks.auditRotate = nil
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, AuditName+".1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() < auditRotateAt/2 {
+		t.Fatalf("%s.1 holds %d bytes: the full file was pushed out by a nearly empty one", AuditName, fi.Size())
+	}
+	entries, err := a.Read(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		var c Clean
+		if e.Decode(&c) == nil {
+			got = append(got, c.Removed[0])
+		}
+	}
+	var want []string
+	for i := 0; i <= n; i++ {
+		want = append(want, fmt.Sprintf("a-%04d", i))
+	}
+	want = append(want, "b-0000")
+	if !slices.Equal(got, want) {
+		t.Fatalf("entries %v,\nwant %v", got, want)
 	}
 }

@@ -14,4 +14,5 @@ func skipSync(string) bool { return false }
 
 func syncFault(string) error { return nil }
 func holdReloads() bool      { return false }
+func auditRotateHook()       {}
 func walHook()               {}

@@ -12,8 +12,9 @@ import (
 // hooks only lets the tests compile (go vet without the tag); the binary refuses to run.
 var (
 	hooks struct {
-		wal     func()
-		syncErr func(string) error
+		wal         func()
+		syncErr     func(string) error
+		auditRotate func()
 	}
 	skipSyncs map[string]bool
 )

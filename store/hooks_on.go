@@ -35,6 +35,8 @@ var (
 var hooks struct {
 	// wal runs between reading the log's header and its frames.
 	wal func()
+	// auditRotate runs when an Audit is about to rotate its log, holding its lock.
+	auditRotate func()
 	// syncErr, when set, is the error of the sync at durability point name (nil: sync).
 	syncErr func(name string) error
 }
@@ -81,6 +83,13 @@ func holdReloads() bool {
 	}
 	_, err := os.Stat(holdReloadsWhile)
 	return err == nil
+}
+
+// auditRotateHook runs hooks.auditRotate, if set.
+func auditRotateHook() {
+	if hooks.auditRotate != nil {
+		hooks.auditRotate()
+	}
 }
 
 // walHook runs hooks.wal, if set.
