@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -554,8 +555,10 @@ func (s *Store) walCheckTailLocked() error {
 	if s.wal.salt == 0 || s.wal.f == nil {
 		return nil
 	}
+	buf := tailBufs.Get().(*[]byte)
+	defer tailBufs.Put(buf)
 	for {
-		rest := make([]byte, walSize-s.wal.off)
+		rest := (*buf)[:walSize-s.wal.off]
 		n, err := s.wal.f.ReadAt(rest, s.wal.off)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("%w: %s: %v", ErrUnreadable, WALName, err)
@@ -580,11 +583,37 @@ func (s *Store) walCheckTailLocked() error {
 	}
 }
 
+// tailBufs hold the buffers of walCheckTailLocked (a takeover's, walSize bytes each).
+var tailBufs = sync.Pool{New: func() any { b := make([]byte, walSize); return &b }}
+
+// zeroRun is compared with the tail a run at a time (see findFrame).
+var zeroRun [4096]byte
+
 // findFrame finds in b the first whole good frame of the cycle with key whose generation
 // g is in (lo, hi], at any offset. It looks at the generation field first, so most
 // offsets cost a compare. (A cycle has fewer than walSize/walFrameHead frames.)
 func findFrame(b, key []byte, lo, hi uint64) (at int, g uint64, ok bool) {
 	for i := 0; i+walFrameHead <= len(b); i++ {
+		// A frame whose generation field lies in zeros has generation 0: none starts in
+		// [i, i+len(zeroRun)-8] when b[i+8:] begins with a zero run (the zero fill).
+		if b[i+8] == 0 {
+			if end := i + 8 + len(zeroRun); end <= len(b) && bytes.Equal(b[i+8:end], zeroRun[:]) {
+				i = end - 16 // the next offset to look at is end-15
+				continue
+			}
+		}
+		// A frame's length is at most walMaxFrame (< 2^24): its fourth byte is zero. Text
+		// (an older cycle's payloads) has few zero bytes: jump to the next one.
+		if b[i+3] != 0 {
+			j := bytes.IndexByte(b[i+3:], 0)
+			if j < 0 {
+				break
+			}
+			i += j
+			if i+walFrameHead > len(b) {
+				break
+			}
+		}
 		if i&7 == 0 && i+24 <= len(b) && binary.LittleEndian.Uint64(b[i+8:]) == 0 && binary.LittleEndian.Uint64(b[i+16:]) == 0 {
 			i += 7 // a generation field starting in b[i+8:i+16] lies in 16 zero bytes: 0
 			continue

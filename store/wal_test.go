@@ -946,3 +946,52 @@ func TestCheckpointRunsTheCommitCheck(t *testing.T) {
 		t.Fatalf("workflows.json at generation %d after the checkpoint, want %d", fileDoc(t, dir).Generation, d.Generation)
 	}
 }
+
+// TestFindFrameSeesEveryFrame: findFrame (which jumps over bytes that cannot start a
+// frame) finds the same first good frame as a scan of every offset, in a tail of an older
+// cycle's frames and zeros with frames of this cycle planted at any offset.
+func TestFindFrameSeesEveryFrame(t *testing.T) {
+	naive := func(b, key []byte, lo, hi uint64) (int, uint64, bool) {
+		for i := 0; i+walFrameHead <= len(b); i++ {
+			if g, _, _, _, ok := nextFrame(key, b[i:]); ok && g > lo && g <= hi {
+				return i, g, true
+			}
+		}
+		return 0, 0, false
+	}
+	key, old := []byte("this cycle's key"), []byte("an older cycle's")
+	frame := walFrame(key, 101, 2, []byte(`{"workflows":[]}`))
+	for zeros := 2 * len(zeroRun); zeros >= 0; zeros-- { // a frame right after any length of zeros
+		b := append(make([]byte, zeros), frame...)
+		if at, g, ok := findFrame(b, key, 100, 200); at != zeros || g != 101 || !ok {
+			t.Fatalf("after %d zeros: findFrame = %d, %d, %v; want %d, 101, true", zeros, at, g, ok, zeros)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 300 {
+		b := make([]byte, 128<<10)
+		for at := 0; at < len(b); {
+			switch rng.IntN(3) {
+			case 0: // zeros, sometimes with a frame of this cycle right after them
+				at += rng.IntN(12 << 10)
+				if rng.IntN(8) == 0 && at < len(b) {
+					at += copy(b[at:], walFrame(key, uint64(101+rng.IntN(5)), 2, []byte(`{"workflows":[]}`)))
+				}
+			default: // an older cycle's frame, generations overlapping this one's
+				f := walFrame(old, uint64(90+rng.IntN(30)), 1, []byte(fmt.Sprintf(`{"runs":[{"id":"r%d","status":"running"}]}`, rng.IntN(1e6))))
+				at += copy(b[min(at, len(b)):], f)
+			}
+		}
+		var planted []int
+		for range rng.IntN(3) {
+			at := rng.IntN(len(b) - 200)
+			copy(b[at:], walFrame(key, uint64(101+rng.IntN(5)), 2, []byte(`{"workflows":[]}`)))
+			planted = append(planted, at)
+		}
+		wantAt, wantG, wantOK := naive(b, key, 100, 200)
+		at, g, ok := findFrame(b, key, 100, 200)
+		if at != wantAt || g != wantG || ok != wantOK {
+			t.Fatalf("round %d (planted at %v): findFrame = %d, %d, %v; every offset gives %d, %d, %v", round, planted, at, g, ok, wantAt, wantG, wantOK)
+		}
+	}
+}
