@@ -1,0 +1,417 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"baton/host"
+	"baton/host/cli"
+	"baton/store"
+	"baton/store/etcdhome"
+	"baton/store/storetest/etcdtest"
+	"baton/workflow"
+	"baton/workflow/proc"
+)
+
+// `baton migrate` against a real 3-member etcd cluster (etcdtest: each member its own
+// process), real folder homes made by real windows and runs, and a real window process
+// holding state.lock.
+
+// TestMain runs the tests, or makes the test binary an etcd member, a run's supervisor,
+// or a window that holds its home's writer lock (BATON_TEST_CHILD=window).
+func TestMain(m *testing.M) {
+	etcdtest.RunMemberIfAsked()
+	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg {
+		os.Exit(workflow.SuperviseMain(os.Args[2:]))
+	}
+	if os.Getenv("BATON_TEST_CHILD") == "window" {
+		os.Exit(windowChild(os.Getenv("BATON_TEST_HOME")))
+	}
+	os.Exit(m.Run())
+}
+
+// windowChild opens a window on home, becomes its writer, says "writer <pid>" and stays
+// until stdin ends.
+func windowChild(home string) int {
+	w, err := host.Open(home, host.Options{NoScheduler: true})
+	if err == nil {
+		err = w.Start()
+	}
+	if err == nil && w.Role() != host.RoleWriter {
+		err = fmt.Errorf("the window is %s, not the writer", w.Role())
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("writer %d\n", os.Getpid())
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	_ = w.Close()
+	return 0
+}
+
+// startWindow starts a window process on home and returns once it is the writer; it ends
+// when the test does.
+func startWindow(t *testing.T, home string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BATON_TEST_CHILD=window", "BATON_TEST_HOME="+home)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if !strings.HasPrefix(line, "writer ") {
+		t.Fatalf("the window process did not become the writer: %q, %v", line, err)
+	}
+	return cmd
+}
+
+// seedHome makes a folder home as a person would: two workflows, a schedule, five runs
+// (some archived: the document keeps one finished run per workflow), an audit log.
+func seedHome(t *testing.T) string {
+	t.Helper()
+	home := filepath.Join(t.TempDir(), "home")
+	w, err := host.Open(home, host.Options{NoScheduler: true, KeepFinished: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proc.KillAll(nil, [][]string{{workflow.EnvHome + "=" + home}}, 5*time.Second) })
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, def := range []store.Workflow{
+		{Name: "hello", Steps: []store.Step{{Name: "say", Argv: []string{"sh", "-c", "echo hello from $BATON_RUN_ID"}}}},
+		{Name: "nightly backup", Steps: []store.Step{{Argv: []string{"true"}}}},
+	} {
+		if _, err := w.Intents().AddWorkflow(ctx, def); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := w.Intents().AddSchedule(ctx, store.Schedule{Workflow: "nightly backup", Every: store.Duration(time.Hour), Paused: true}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		r, _, err := w.Intents().StartRun(ctx, "hello", fmt.Sprintf("task %d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "run "+r.ID+" to end", func() bool {
+			got, ended, err := w.RunState(r.ID)
+			return err == nil && ended && got.Status == store.StatusSucceeded
+		})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// waitFor waits for cond, generously (a loaded machine), failing the test if it never holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// etcdURL is the etcd home prefix on cluster c.
+func etcdURL(c *etcdtest.Cluster, prefix string) string {
+	var hps []string
+	for _, ep := range c.Endpoints() {
+		hps = append(hps, strings.TrimPrefix(ep, "http://"))
+	}
+	return "etcd://" + strings.Join(hps, ",") + "/" + prefix
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+	report         struct {
+		From, To  string
+		DryRun    bool `json:"dry_run"`
+		Moved     []struct{ What, Note, To string }
+		SourceSum string `json:"source_checksum"`
+		TargetSum string `json:"target_checksum"`
+	}
+}
+
+// migrate runs `baton migrate args...` as the command line does.
+func migrate(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	var r result
+	r.code = cli.Command(append([]string{"migrate"}, args...), host.Options{}, &out, &errb, make(chan os.Signal))
+	r.stdout, r.stderr = out.String(), errb.String()
+	if slicesContains(args, "--json") && r.code == 0 {
+		if err := json.Unmarshal(out.Bytes(), &r.report); err != nil {
+			t.Fatalf("migrate --json printed %q: %v", r.stdout, err)
+		}
+	}
+	t.Logf("baton migrate %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	return r
+}
+
+func slicesContains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// treeSum is every file under dir (names, modes and contents; state.lock's content
+// aside, never written), so a test can say a folder did not change.
+func treeSum(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%s %v %d\n", rel, fi.Mode(), fi.Size())
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			h.Write(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// prefixKeys lists every key under prefix, straight from the cluster.
+func prefixKeys(t *testing.T, cli *clientv3.Client, prefix string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := cli.Get(ctx, "/"+prefix+"/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, kv := range resp.Kvs {
+		keys = append(keys, string(kv.Key))
+	}
+	return keys
+}
+
+// etcdDoc reads the document under prefix straight from the cluster.
+func etcdDoc(t *testing.T, cli *clientv3.Client, prefix string) *store.Doc {
+	t.Helper()
+	h, err := etcdhome.Open(cli, prefix, etcdhome.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := h.Read(ctx)
+	if err != nil || d == nil {
+		t.Fatalf("read %s from etcd: %v, %v", prefix, d, err)
+	}
+	return d
+}
+
+// sameContent fails unless a and b hold the same workflows, schedules and runs (by id,
+// status, task, exit code and log file name) at the same generation.
+func sameContent(t *testing.T, what string, a, b *store.Doc) {
+	t.Helper()
+	type runView struct{ ID, Status, Task, Log string }
+	view := func(d *store.Doc) string {
+		var runs []runView
+		for _, r := range d.Runs {
+			runs = append(runs, runView{r.ID, r.Status, r.Task, filepath.Base(r.Log)})
+		}
+		b, _ := json.Marshal(map[string]any{"gen": d.Generation, "home": d.Home, "seq": d.Seq, "workflows": d.Workflows, "schedules": d.Schedules, "runs": runs})
+		return string(b)
+	}
+	if va, vb := view(a), view(b); va != vb {
+		t.Fatalf("%s: content differs:\n%s\n%s", what, va, vb)
+	}
+}
+
+// auditEntries reads the audit log of dir, its kinds in order.
+func auditKinds(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := store.NewAudit(dir).Read(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range es {
+		kinds = append(kinds, e.Kind)
+	}
+	return kinds
+}
+
+func archivedIDs(t *testing.T, dir string) []string {
+	t.Helper()
+	seq, _, err := store.NewArchive(dir, 0).Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for r := range seq {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
+// TestMigrateRoundTrip moves a folder home into etcd and back into a new folder: the
+// checksum of the content is the same at each step (and the source's never changes), the
+// workflows, schedules, runs, archive, audit and run logs all arrive, and both homes open
+// and work afterwards.
+func TestMigrateRoundTrip(t *testing.T) {
+	c := etcdtest.StartCluster(t, 3)
+	etcd := etcdtest.Client(t, c.Endpoints()...)
+	src := seedHome(t)
+	srcDoc, err := store.ReadHome(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(archivedIDs(t, src)) == 0 || len(srcDoc.Schedules) != 1 || len(srcDoc.Workflows) != 2 {
+		t.Fatalf("the seed home has no archive, or not its workflows and schedule: %+v", srcDoc)
+	}
+	before := treeSum(t, src)
+	url, local := etcdURL(c, "team-a"), t.TempDir()
+
+	dry := migrate(t, "--from", src, "--to", url, "--local", local, "--dry-run", "--json")
+	if dry.code != 0 || !dry.report.DryRun || dry.report.SourceSum == "" || dry.report.TargetSum != "" {
+		t.Fatalf("dry run: exit %d, %+v", dry.code, dry.report)
+	}
+	if keys := prefixKeys(t, etcd, "team-a"); len(keys) != 0 {
+		t.Fatalf("a dry run wrote keys: %v", keys)
+	}
+	if ents, _ := os.ReadDir(local); len(ents) != 0 {
+		t.Fatalf("a dry run wrote into the local folder: %v", ents)
+	}
+
+	// folder -> etcd
+	one := migrate(t, "--from", src, "--to", url, "--local", local, "--json")
+	if one.code != 0 {
+		t.Fatalf("folder -> etcd: exit %d: %s", one.code, one.stderr)
+	}
+	if one.report.SourceSum != one.report.TargetSum || one.report.SourceSum != dry.report.SourceSum {
+		t.Fatalf("folder -> etcd: checksums %s (source) %s (target) %s (dry run)", one.report.SourceSum, one.report.TargetSum, dry.report.SourceSum)
+	}
+	if got := treeSum(t, src); got != before {
+		t.Fatal("the source folder changed")
+	}
+	mid := etcdDoc(t, etcd, "team-a")
+	sameContent(t, "folder -> etcd", srcDoc, mid)
+	for _, r := range mid.Runs {
+		if filepath.Dir(r.Log) != filepath.Join(local, "runs") {
+			t.Fatalf("run %s's log is %s, not in the local folder's runs/", r.ID, r.Log)
+		}
+		if b, err := os.ReadFile(r.Log); err != nil || !strings.Contains(string(b), "hello from "+r.ID) {
+			t.Fatalf("run %s's log did not come along: %q, %v", r.ID, b, err)
+		}
+	}
+	if a, b := archivedIDs(t, src), archivedIDs(t, local); strings.Join(a, ",") != strings.Join(b, ",") {
+		t.Fatalf("archive: %v moved as %v", a, b)
+	}
+	srcKinds := auditKinds(t, src)
+	if got := auditKinds(t, local); strings.Join(got, ",") != strings.Join(append(srcKinds, cli.KindMigration), ",") {
+		t.Fatalf("audit: %v moved as %v", srcKinds, got)
+	}
+
+	// etcd -> a new folder
+	back := filepath.Join(t.TempDir(), "back")
+	two := migrate(t, "--from", url, "--local", local, "--to", back, "--json")
+	if two.code != 0 {
+		t.Fatalf("etcd -> folder: exit %d: %s", two.code, two.stderr)
+	}
+	if two.report.SourceSum != two.report.TargetSum || two.report.SourceSum != one.report.SourceSum {
+		t.Fatalf("etcd -> folder: checksums %s (source) %s (target), first step %s", two.report.SourceSum, two.report.TargetSum, one.report.SourceSum)
+	}
+	if got := etcdDoc(t, etcd, "team-a"); got.Generation != mid.Generation {
+		t.Fatalf("the etcd source changed: generation %d, was %d", got.Generation, mid.Generation)
+	}
+	backDoc, err := store.ReadHome(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameContent(t, "etcd -> folder", srcDoc, backDoc)
+	if a, b := archivedIDs(t, src), archivedIDs(t, back); strings.Join(a, ",") != strings.Join(b, ",") {
+		t.Fatalf("archive: %v came back as %v", a, b)
+	}
+	if got := auditKinds(t, back); strings.Join(got, ",") != strings.Join(append(srcKinds, cli.KindMigration, cli.KindMigration), ",") {
+		t.Fatalf("audit: %v came back as %v", srcKinds, got)
+	}
+
+	// Both homes work: the folder's window writes and runs (its log in its own runs/);
+	// the etcd home's takes over and writes.
+	w, err := host.Open(back, host.Options{NoScheduler: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Start(); err != nil || w.Role() != host.RoleWriter {
+		t.Fatalf("a window on the migrated folder: %v, %s", err, w.Role())
+	}
+	r, _, err := w.Intents().StartRun(context.Background(), "hello", "after the move")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a run on the migrated folder", func() bool {
+		got, ended, err := w.RunState(r.ID)
+		return err == nil && ended && got.Status == store.StatusSucceeded
+	})
+	if b, err := os.ReadFile(filepath.Join(back, "runs", r.ID+".log")); err != nil || !strings.Contains(string(b), "hello from") {
+		t.Fatalf("the new run's log: %q, %v", b, err)
+	}
+	e, err := host.Open(url, host.Options{NoScheduler: true, Etcd: host.EtcdOptions{Local: local}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.Start(); err != nil || e.Role() != host.RoleWriter {
+		t.Fatalf("a window on the migrated etcd home: %v, %s", err, e.Role())
+	}
+	if _, err := e.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "added on etcd", Steps: []store.Step{{Argv: []string{"true"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if d := etcdDoc(t, etcd, "team-a"); d.Workflow("added on etcd") == nil || d.Workflow("hello") == nil {
+		t.Fatalf("the etcd home after a save: %+v", d.Workflows)
+	}
+}
