@@ -14,13 +14,14 @@ import (
 // `baton migrate --from SRC --to DST` moves a home between a folder and an etcd home
 // (issue 21), either way. What it does, in order (host/cli/README.md says why):
 //
-//  1. It takes the writer lock of both homes, without waiting (state.lock of a folder, the
-//     election of an etcd home), and holds them to the end: no window writes either home
+//  1. It takes the source's writer lock, without waiting (state.lock of a folder, the
+//     election of an etcd home), and holds it to the end: no window writes the source
 //     meanwhile. A window that writes is named and the migrate refused.
 //  2. It reads the source whole and refuses, changing nothing, when it cannot be read
 //     (damaged, not Baton's own files, a symlink) or a run is still running.
-//  3. It refuses a target that holds anything: a key under the etcd prefix, or one of
-//     Baton's files in the folder (or in the etcd home's local folder).
+//  3. It takes the target's writer lock the same way, held to the end too, and refuses a
+//     target that holds anything: a key under the etcd prefix, or one of Baton's files
+//     in the folder (or in the etcd home's local folder).
 //  4. It copies what lives in files first, each durably (runs/ logs and journals, the
 //     archive, the audit log), then makes the document appear in one step: a rename of
 //     workflows.json, or one etcd transaction (a chunked save's final one). Until then
@@ -105,10 +106,9 @@ type movedItem struct {
 // read yet.
 func (c *cli) runMigrate(src, dst *side) (*migrateReport, error) {
 	ctx := c.ctx
+	// The source first: a source that cannot be moved leaves the target untouched (a
+	// new target folder is made only to hold its state.lock).
 	if err := src.lock(ctx, c.dryRun, true); err != nil {
-		return nil, err
-	}
-	if err := dst.lock(ctx, c.dryRun, false); err != nil {
 		return nil, err
 	}
 	doc, err := src.readDoc(ctx)
@@ -118,11 +118,14 @@ func (c *cli) runMigrate(src, dst *side) (*migrateReport, error) {
 	if err := src.refuseRunning(ctx, doc); err != nil {
 		return nil, err
 	}
-	if err := dst.refuseNotEmpty(ctx); err != nil {
-		return nil, err
-	}
 	content, err := src.readContent(doc)
 	if err != nil {
+		return nil, err
+	}
+	if err := dst.lock(ctx, c.dryRun, false); err != nil {
+		return nil, err
+	}
+	if err := dst.refuseNotEmpty(ctx); err != nil {
 		return nil, err
 	}
 	rep := &migrateReport{From: src.spec, To: dst.spec, DryRun: c.dryRun, SourceSum: content.checksum(src.local)}

@@ -415,3 +415,203 @@ func TestMigrateRoundTrip(t *testing.T) {
 		t.Fatalf("the etcd home after a save: %+v", d.Workflows)
 	}
 }
+
+// refused checks a refused migrate: exit 1, and stderr says each of want.
+func refused(t *testing.T, r result, want ...string) {
+	t.Helper()
+	if r.code != 1 {
+		t.Fatalf("migrate was not refused: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.stderr, w) {
+			t.Fatalf("the refusal does not say %q:\n%s", w, r.stderr)
+		}
+	}
+}
+
+// emptyDir fails unless dir is missing or empty.
+func emptyDir(t *testing.T, what, dir string) {
+	t.Helper()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("%s was written: %v", what, ents)
+	}
+}
+
+// TestMigrateRefusesNonEmptyTarget: a key under the etcd prefix, a file of Baton's in the
+// etcd home's local folder, a home in the target folder: each refused, named, and nothing
+// written on either side.
+func TestMigrateRefusesNonEmptyTarget(t *testing.T) {
+	c := etcdtest.StartCluster(t, 3)
+	etcd := etcdtest.Client(t, c.Endpoints()...)
+	src := seedHome(t)
+	before := treeSum(t, src)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	// a key under the prefix
+	if _, err := etcd.Put(ctx, "/team-b/left-behind", "x"); err != nil {
+		t.Fatal(err)
+	}
+	local := t.TempDir()
+	refused(t, migrate(t, "--from", src, "--to", etcdURL(c, "team-b"), "--local", local), "not empty", "/team-b/left-behind")
+	if keys := prefixKeys(t, etcd, "team-b"); len(keys) != 1 {
+		t.Fatalf("keys under the prefix after the refusal: %v", keys)
+	}
+	emptyDir(t, "the local folder", local)
+
+	// the local folder of an empty prefix holds an audit log
+	if err := os.WriteFile(filepath.Join(local, store.AuditName), []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	refused(t, migrate(t, "--from", src, "--to", etcdURL(c, "team-c"), "--local", local), "not empty", filepath.Join(local, store.AuditName))
+	if keys := prefixKeys(t, etcd, "team-c"); len(keys) != 0 {
+		t.Fatalf("keys under the prefix after the refusal: %v", keys)
+	}
+	if b, _ := os.ReadFile(filepath.Join(local, store.AuditName)); string(b) != "{}\n" {
+		t.Fatalf("the local folder's audit log was written: %q", b)
+	}
+
+	// a folder that is a home already
+	if r := migrate(t, "--from", src, "--to", etcdURL(c, "team-d"), "--local", t.TempDir()); r.code != 0 {
+		t.Fatalf("folder -> etcd: %s", r.stderr)
+	}
+	other := seedHome(t)
+	otherSum := treeSum(t, other)
+	refused(t, migrate(t, "--from", etcdURL(c, "team-d"), "--local", t.TempDir(), "--to", other), "not empty", filepath.Join(other, store.FileName))
+	if got := treeSum(t, other); got != otherSum {
+		t.Fatal("the target folder changed")
+	}
+	if got := treeSum(t, src); got != before {
+		t.Fatal("the source folder changed")
+	}
+}
+
+// TestMigrateRefusesWriterOnSource: a window process that holds the source's state.lock
+// makes migrate refuse, naming its pid; once it closed, the same migrate goes through.
+func TestMigrateRefusesWriterOnSource(t *testing.T) {
+	c := etcdtest.StartCluster(t, 3)
+	etcd := etcdtest.Client(t, c.Endpoints()...)
+	src := seedHome(t)
+	win := startWindow(t, src)
+	url, local := etcdURL(c, "team-a"), t.TempDir()
+	refused(t, migrate(t, "--from", src, "--to", url, "--local", local), "in use", fmt.Sprintf("window pid %d", win.Process.Pid), host.LockName)
+	if keys := prefixKeys(t, etcd, "team-a"); len(keys) != 0 {
+		t.Fatalf("keys under the prefix after the refusal: %v", keys)
+	}
+	emptyDir(t, "the local folder", local)
+
+	// The etcd home, once moved, has a writer too: migrate refuses to take it out.
+	if err := win.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = win.Wait()
+	if r := migrate(t, "--from", src, "--to", url, "--local", local); r.code != 0 {
+		t.Fatalf("with the window gone: exit %d: %s", r.code, r.stderr)
+	}
+	e, err := host.Open(url, host.Options{NoScheduler: true, Etcd: host.EtcdOptions{Local: local}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.Start(); err != nil || e.Role() != host.RoleWriter {
+		t.Fatalf("a window on the etcd home: %v, %s", err, e.Role())
+	}
+	back := filepath.Join(t.TempDir(), "back")
+	refused(t, migrate(t, "--from", url, "--local", local, "--to", back), "in use", fmt.Sprintf("window pid %d", os.Getpid()))
+	emptyDir(t, "the target folder", back)
+}
+
+// TestMigrateRefusesDamagedSource: a damaged workflows.json, and a damaged document under
+// an etcd prefix, are refused; neither the source nor the target changes.
+func TestMigrateRefusesDamagedSource(t *testing.T) {
+	c := etcdtest.StartCluster(t, 3)
+	etcd := etcdtest.Client(t, c.Endpoints()...)
+	src := seedHome(t)
+	doc := filepath.Join(src, store.FileName)
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(doc, b[:len(b)/2], 0o600); err != nil { // cut in half
+		t.Fatal(err)
+	}
+	before := treeSum(t, src)
+	url, local := etcdURL(c, "team-a"), t.TempDir()
+	refused(t, migrate(t, "--from", src, "--to", url, "--local", local), "cannot be read", store.FileName)
+	if got := treeSum(t, src); got != before {
+		t.Fatal("the damaged source changed")
+	}
+	if keys := prefixKeys(t, etcd, "team-a"); len(keys) != 0 {
+		t.Fatalf("keys under the prefix after the refusal: %v", keys)
+	}
+	emptyDir(t, "the local folder", local)
+
+	// an etcd document whose meta names a workflow that is not there
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	meta := `{"doc":{"schema":1,"generation":3,"epoch":1,"seq":0,"workflows":null,"runs":null,"schedules":null},"set":"s0000000000000000","workflows":["wf/gone"],"schedules":[],"runs":[]}`
+	if _, err := etcd.Put(ctx, "/team-z/doc/meta", meta); err != nil {
+		t.Fatal(err)
+	}
+	back := filepath.Join(t.TempDir(), "back")
+	refused(t, migrate(t, "--from", etcdURL(c, "team-z"), "--local", t.TempDir(), "--to", back), "cannot be read", "wf/gone")
+	emptyDir(t, "the target folder", back)
+	if resp, err := etcd.Get(ctx, "/team-z/", clientv3.WithPrefix()); err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != meta {
+		t.Fatalf("the damaged etcd source changed: %v, %v", resp, err)
+	}
+}
+
+// TestMigrateRefusesRunningRun: a run still running under its supervisor (an "adopt" run
+// its window left going) is named, and nothing moves.
+func TestMigrateRefusesRunningRun(t *testing.T) {
+	c := etcdtest.StartCluster(t, 3)
+	etcd := etcdtest.Client(t, c.Endpoints()...)
+	src := seedHome(t)
+	w, err := host.Open(src, host.Options{NoScheduler: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := w.Intents().AddWorkflow(ctx, store.Workflow{Name: "long", OnOwnerLost: "adopt", Steps: []store.Step{{Argv: []string{"sleep", "600"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := w.Intents().StartRun(ctx, "long", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the run's supervisor", func() bool { return workflow.SupervisionOf(src, r.ID).Alive })
+	if err := w.Close(); err != nil { // an adopt run outlives its window
+		t.Fatal(err)
+	}
+	url, local := etcdURL(c, "team-a"), t.TempDir()
+	refused(t, migrate(t, "--from", src, "--to", url, "--local", local), "still running", r.ID, "supervisor is alive")
+	if keys := prefixKeys(t, etcd, "team-a"); len(keys) != 0 {
+		t.Fatalf("keys under the prefix after the refusal: %v", keys)
+	}
+	emptyDir(t, "the local folder", local)
+}
+
+// TestMigrateBadFlags: usage errors exit 2 and touch nothing.
+func TestMigrateBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, args := range [][]string{
+		{},
+		{"--from", a},
+		{"--to", "etcd://127.0.0.1:1/p"},
+		{"--from", a, "--to", b},
+		{"--from", "etcd://127.0.0.1:1/p", "--to", "etcd://127.0.0.1:1/q"},
+		{"--from", a, "--to", "etcd://127.0.0.1:1/p", "--home", a},
+		{"--from", a, "--to", "etcd://127.0.0.1:1/p", "--local", ""},
+		{"--from", a, "--to", "etcd://127.0.0.1:1/p", "extra"},
+		{"--from", a, "--to", "etcd://127.0.0.1:1/p", "--no-such-flag"},
+	} {
+		if r := migrate(t, args...); r.code != 2 {
+			t.Fatalf("migrate %v: exit %d, want 2 (usage)", args, r.code)
+		}
+	}
+	emptyDir(t, "the folder", dir)
+}
