@@ -309,7 +309,7 @@ func (s *side) refuseNotEmpty(ctx context.Context) error {
 			if n > int64(len(keys)) {
 				more = fmt.Sprintf(" and %d more", n-int64(len(keys)))
 			}
-			return fmt.Errorf("%s is not empty: %d %s under %s/ (%s%s); migrate only into an empty prefix (pick another, or remove them with `etcdctl del --prefix %s/` once sure nothing there is needed)",
+			return fmt.Errorf("%s is not empty: %d %s under %s/ (%s%s); migrate only into an empty prefix (a migrate that did not finish leaves keys too: pick another prefix, or remove them with `etcdctl del --prefix %s/` once sure nothing there is needed)",
 				s.kind(false), n, plural(int(n), "key", "keys"), s.home.Prefix(), strings.Join(keys, ", "), more, s.home.Prefix())
 		}
 	}
@@ -333,7 +333,7 @@ func (s *side) refuseNotEmpty(ctx context.Context) error {
 	if s.isEtcd() {
 		where = "local folder (--local)"
 	}
-	return fmt.Errorf("%s is not empty: its %s holds %s; migrate only into an empty home (move those away, or pick another %s)",
+	return fmt.Errorf("%s is not empty: its %s holds %s; migrate only into an empty home (a migrate that did not finish leaves files too: move them away, or pick another %s)",
 		s.kind(false), where, strings.Join(found, ", "), where)
 }
 
@@ -346,6 +346,7 @@ func (s *side) write(ctx context.Context, c *homeContent) error {
 	if err := c.writeFiles(s.local); err != nil {
 		return err
 	}
+	store.Failpoint("migrate.before-document") // a crash here leaves files and no document
 	if s.isEtcd() {
 		cctx, cancel := etcdCtx(ctx)
 		defer cancel()

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,14 +35,23 @@ import (
 // holding state.lock.
 
 // TestMain runs the tests, or makes the test binary an etcd member, a run's supervisor,
-// or a window that holds its home's writer lock (BATON_TEST_CHILD=window).
+// a window that holds its home's writer lock (BATON_TEST_CHILD=window), or a command
+// (BATON_TEST_CHILD=cli, its arguments in BATON_TEST_CLI_ARGS as a JSON array).
 func TestMain(m *testing.M) {
 	etcdtest.RunMemberIfAsked()
 	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg {
 		os.Exit(workflow.SuperviseMain(os.Args[2:]))
 	}
-	if os.Getenv("BATON_TEST_CHILD") == "window" {
+	switch os.Getenv("BATON_TEST_CHILD") {
+	case "window":
 		os.Exit(windowChild(os.Getenv("BATON_TEST_HOME")))
+	case "cli":
+		var args []string
+		if err := json.Unmarshal([]byte(os.Getenv("BATON_TEST_CLI_ARGS")), &args); err != nil || len(args) == 0 {
+			fmt.Fprintf(os.Stderr, "BATON_TEST_CLI_ARGS: %v\n", err)
+			os.Exit(2)
+		}
+		os.Exit(cli.Command(args, host.Options{}, os.Stdout, os.Stderr, make(chan os.Signal)))
 	}
 	os.Exit(m.Run())
 }
@@ -614,4 +625,63 @@ func TestMigrateBadFlags(t *testing.T) {
 		}
 	}
 	emptyDir(t, "the folder", dir)
+}
+
+// crashMigrate runs `baton migrate args...` as a child process killed -9 at failpoint.
+func crashMigrate(t *testing.T, failpoint string, args ...string) {
+	t.Helper()
+	b, _ := json.Marshal(append([]string{"migrate"}, args...))
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BATON_TEST_CHILD=cli", "BATON_TEST_CLI_ARGS="+string(b), "BATON_FAILPOINTS="+failpoint)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("migrate was not killed at %s: %v\n%s", failpoint, err, out)
+	}
+}
+
+// TestMigrateCrashBeforeDocument: a migrate killed -9 after it copied the files and
+// before the document leaves no half home: the etcd target has no document, the folder
+// target is refused as damaged by every reader; a second migrate into either is refused
+// as not empty; the source is unchanged.
+func TestMigrateCrashBeforeDocument(t *testing.T) {
+	c := etcdtest.StartCluster(t, 3)
+	etcd := etcdtest.Client(t, c.Endpoints()...)
+	src := seedHome(t)
+	before := treeSum(t, src)
+	url, local := etcdURL(c, "team-a"), t.TempDir()
+	crashMigrate(t, "migrate.before-document", "--from", src, "--to", url, "--local", local, "--lease", "2s")
+	if got := treeSum(t, src); got != before {
+		t.Fatal("the source folder changed")
+	}
+	if h, err := etcdhome.Open(etcd, "team-a", etcdhome.Options{}); err != nil {
+		t.Fatal(err)
+	} else if d, err := h.Read(context.Background()); d != nil || err != nil {
+		t.Fatalf("the crashed migrate left a document in etcd: %v, %v", d, err)
+	}
+	waitFor(t, "the dead migrate's election key to go with its lease", func() bool { return len(prefixKeys(t, etcd, "team-a")) == 0 })
+	if _, err := os.Stat(filepath.Join(local, store.AuditName)); err != nil {
+		t.Fatalf("the crash came before the files were copied: %v", err)
+	}
+	refused(t, migrate(t, "--from", src, "--to", url, "--local", local), "not empty", filepath.Join(local, store.AuditName))
+
+	// the other way: a good etcd home into a folder
+	localB := t.TempDir()
+	if r := migrate(t, "--from", src, "--to", etcdURL(c, "team-b"), "--local", localB); r.code != 0 {
+		t.Fatalf("folder -> etcd: %s", r.stderr)
+	}
+	back := filepath.Join(t.TempDir(), "back")
+	crashMigrate(t, "migrate.before-document", "--from", etcdURL(c, "team-b"), "--local", localB, "--to", back, "--lease", "2s")
+	waitFor(t, "the dead migrate's election key to go with its lease", func() bool {
+		for _, k := range prefixKeys(t, etcd, "team-b") {
+			if strings.HasPrefix(k, "/team-b/writer/") {
+				return false
+			}
+		}
+		return true
+	})
+	if _, err := store.ReadHome(back); !errors.Is(err, store.ErrDamaged) {
+		t.Fatalf("the half-made folder reads as %v, want damage", err)
+	}
+	refused(t, migrate(t, "--from", etcdURL(c, "team-b"), "--local", localB, "--to", back), "not empty", store.AuditName)
 }
