@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"baton/host"
 	"baton/store"
 	"baton/store/etcdhome"
 )
@@ -76,7 +77,13 @@ func (c *cli) migrate([]string) int {
 	}
 	defer dst.close()
 	rep, err := c.runMigrate(src, dst)
-	if rep != nil {
+	switch {
+	case rep == nil:
+	case c.json && err != nil: // one JSON document: what was done, and the error
+		rep.Error, rep.Code = err.Error(), host.ErrorCode(err)
+		c.printJSON(rep)
+		return exitFail
+	default:
 		c.printMigrate(rep)
 	}
 	if err != nil {
@@ -91,8 +98,11 @@ type migrateReport struct {
 	To        string      `json:"to"`
 	DryRun    bool        `json:"dry_run"`
 	Moved     []movedItem `json:"moved"`
+	Notes     []string    `json:"notes,omitempty"`
 	SourceSum string      `json:"source_checksum"`
 	TargetSum string      `json:"target_checksum,omitempty"`
+	Error     string      `json:"error,omitempty"`
+	Code      string      `json:"code,omitempty"`
 }
 
 // movedItem is one line of the output: a thing moved and where.
@@ -130,6 +140,10 @@ func (c *cli) runMigrate(src, dst *side) (*migrateReport, error) {
 	}
 	rep := &migrateReport{From: src.spec, To: dst.spec, DryRun: c.dryRun, SourceSum: content.checksum(src.local)}
 	moved := content.movedTo(dst)
+	if src.isEtcd() && len(content.archive)+len(content.audit)+len(content.runs) == 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the local folder %s holds no audit log, archive or run logs of this home: only the document moves "+
+			"(those files stay in the --local folder of the machine that wrote them; run migrate there to bring them)", src.local))
+	}
 	if c.dryRun {
 		rep.Moved = moved
 		return rep, nil
@@ -174,6 +188,9 @@ func (c *cli) printMigrate(r *migrateReport) {
 	}
 	for _, m := range r.Moved {
 		fmt.Fprintf(c.stdout, "%s %s: %s -> %s\n", verb, m.What, m.Note, m.To)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(c.stdout, "note: %s\n", n)
 	}
 	fmt.Fprintf(c.stdout, "checksum of the source %s: %s\n", r.From, r.SourceSum)
 	if r.TargetSum != "" {

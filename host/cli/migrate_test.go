@@ -330,6 +330,13 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if dry.code != 0 || !dry.report.DryRun || dry.report.SourceSum == "" || dry.report.TargetSum != "" {
 		t.Fatalf("dry run: exit %d, %+v", dry.code, dry.report)
 	}
+	text := migrate(t, "--from", src, "--to", url, "--local", local, "--dry-run")
+	for _, want := range []string{"would move document: generation", "would move archive:", "would move audit: audit.log",
+		"would move logs: runs/", "checksum of the source " + src + ": " + dry.report.SourceSum, "nothing was changed (--dry-run)"} {
+		if text.code != 0 || !strings.Contains(text.stdout, want) {
+			t.Fatalf("the dry run's text does not say %q: exit %d\n%s", want, text.code, text.stdout)
+		}
+	}
 	if keys := prefixKeys(t, etcd, "team-a"); len(keys) != 0 {
 		t.Fatalf("a dry run wrote keys: %v", keys)
 	}
