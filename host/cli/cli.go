@@ -1,5 +1,5 @@
 // Package cli is the command line: baton run, status, workflows, runs, logs, cancel,
-// recover, export and import (Command), for people (aligned columns, durations as people
+// recover, export, import and migrate (Command), for people (aligned columns, durations as people
 // write them) and scripts (--json: one JSON document on stdout). Each command opens a
 // host.Core on the home like any other window, so it works whether or not one is open:
 //
