@@ -229,7 +229,7 @@ func (s *side) readDoc(ctx context.Context) (*store.Doc, error) {
 	var err error
 	if s.isEtcd() {
 		cctx, cancel := etcdCtx(ctx)
-		d, err = s.home.Read(cctx)
+		d, err = s.home.ReadDoc(cctx)
 		cancel()
 	} else {
 		d, err = store.ReadHome(s.folder)
@@ -299,7 +299,7 @@ func (s *side) refuseNotEmpty(ctx context.Context) error {
 		if s.term != nil {
 			except = s.term.Key()
 		}
-		keys, n, err := s.home.Others(cctx, except, 5)
+		keys, n, err := s.home.OtherKeys(cctx, except, 5)
 		cancel()
 		if err != nil {
 			return err
@@ -371,7 +371,7 @@ func (s *side) readBack(ctx context.Context) (*homeContent, error) {
 	var err error
 	if s.isEtcd() {
 		cctx, cancel := etcdCtx(ctx)
-		d, err = s.home.Read(cctx)
+		d, err = s.home.ReadDoc(cctx)
 		cancel()
 	} else {
 		d, err = store.ReadHome(s.folder)

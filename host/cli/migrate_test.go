@@ -256,7 +256,7 @@ func etcdDoc(t *testing.T, cli *clientv3.Client, prefix string) *store.Doc {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	d, err := h.Read(ctx)
+	d, err := h.ReadDoc(ctx)
 	if err != nil || d == nil {
 		t.Fatalf("read %s from etcd: %v, %v", prefix, d, err)
 	}
@@ -663,7 +663,7 @@ func TestMigrateCrashBeforeDocument(t *testing.T) {
 	}
 	if h, err := etcdhome.Open(etcd, "team-a", etcdhome.Options{}); err != nil {
 		t.Fatal(err)
-	} else if d, err := h.Read(context.Background()); d != nil || err != nil {
+	} else if d, err := h.ReadDoc(context.Background()); d != nil || err != nil {
 		t.Fatalf("the crashed migrate left a document in etcd: %v, %v", d, err)
 	}
 	waitFor(t, "the dead migrate's election key to go with its lease", func() bool { return len(prefixKeys(t, etcd, "team-a")) == 0 })

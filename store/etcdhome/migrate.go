@@ -13,10 +13,10 @@ import (
 // term: whether the prefix holds anything (a target must be empty), the document read
 // once, and a whole document brought in as the home's first (Import).
 
-// Others returns up to max keys under the home's prefix other than except (the caller's
+// OtherKeys returns up to max keys under the home's prefix other than except (the caller's
 // own election key, or ""), and how many there are in all. A home with none is empty: no
 // document, no staged save, no window present, no run's keys.
-func (h *Home) Others(ctx context.Context, except string, max int) ([]string, int64, error) {
+func (h *Home) OtherKeys(ctx context.Context, except string, max int) ([]string, int64, error) {
 	resp, err := h.cli.Get(ctx, h.prefix+"/", clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithLimit(int64(max)+1))
 	if err != nil {
 		return nil, 0, fmt.Errorf("etcd home %s: list its keys: %w", h.prefix, err)
@@ -35,10 +35,10 @@ func (h *Home) Others(ctx context.Context, except string, max int) ([]string, in
 	return keys, n, nil
 }
 
-// Read reads the whole document at one revision (a linearizable read), or returns nil,
+// ReadDoc reads the whole document at one revision (a linearizable read), or returns nil,
 // nil when the home has none. A document that cannot be read is ErrDamaged: nothing is
 // written, nothing repaired.
-func (h *Home) Read(ctx context.Context) (*store.Doc, error) {
+func (h *Home) ReadDoc(ctx context.Context) (*store.Doc, error) {
 	var st docState
 	if err := h.readInto(ctx, &st); err != nil {
 		return nil, err

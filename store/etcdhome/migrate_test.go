@@ -15,7 +15,7 @@ func TestImportWholeOrNothing(t *testing.T) {
 	ctx := testCtx(t)
 	h := newHome(t, Options{MaxTxnOps: 8})
 	a := writer(t, h, ident("laptop", 10))
-	if keys, n, err := h.Others(ctx, a.Key(), 5); err != nil || n != 0 || len(keys) != 0 {
+	if keys, n, err := h.OtherKeys(ctx, a.Key(), 5); err != nil || n != 0 || len(keys) != 0 {
 		t.Fatalf("an empty home has others: %v, %d, %v", keys, n, err)
 	}
 	doc := &store.Doc{Schema: store.SchemaVersion, Generation: 42, Epoch: 7}
@@ -38,7 +38,7 @@ func TestImportWholeOrNothing(t *testing.T) {
 		}
 		break
 	}
-	got, err := h.Read(ctx)
+	got, err := h.ReadDoc(ctx)
 	if err != nil || got == nil || got.Generation != 42 || got.Epoch != 7 || len(got.Runs) != 60 {
 		t.Fatalf("read back: %v, %v", got, err)
 	}
@@ -46,10 +46,10 @@ func TestImportWholeOrNothing(t *testing.T) {
 	if err := a.Import(ctx, other); !errors.Is(err, ErrConflict) {
 		t.Fatalf("an import over a document: %v, want ErrConflict", err)
 	}
-	if got, _ := h.Read(ctx); got.Generation != 42 || len(got.Runs) != 60 {
+	if got, _ := h.ReadDoc(ctx); got.Generation != 42 || len(got.Runs) != 60 {
 		t.Fatalf("the refused import changed the document: generation %d", got.Generation)
 	}
-	if keys, n, err := h.Others(ctx, a.Key(), 5); err != nil || n < 62 || len(keys) != 5 {
+	if keys, n, err := h.OtherKeys(ctx, a.Key(), 5); err != nil || n < 62 || len(keys) != 5 {
 		t.Fatalf("others after the import: %v, %d, %v", keys, n, err)
 	}
 }
