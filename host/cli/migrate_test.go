@@ -143,6 +143,16 @@ func seedHome(t *testing.T) string {
 	return home
 }
 
+// startWriter starts window w and waits until it is the writer (on an etcd home it
+// campaigns in the background).
+func startWriter(t *testing.T, w *host.Core, what string) {
+	t.Helper()
+	if err := w.Start(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	waitFor(t, what+" to become the writer", func() bool { return w.Role() == host.RoleWriter })
+}
+
 // waitFor waits for cond, generously (a loaded machine), failing the test if it never holds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -404,9 +414,7 @@ func TestMigrateRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if err := w.Start(); err != nil || w.Role() != host.RoleWriter {
-		t.Fatalf("a window on the migrated folder: %v, %s", err, w.Role())
-	}
+	startWriter(t, w, "a window on the migrated folder")
 	r, _, err := w.Intents().StartRun(context.Background(), "hello", "after the move")
 	if err != nil {
 		t.Fatal(err)
@@ -423,9 +431,7 @@ func TestMigrateRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if err := e.Start(); err != nil || e.Role() != host.RoleWriter {
-		t.Fatalf("a window on the migrated etcd home: %v, %s", err, e.Role())
-	}
+	startWriter(t, e, "a window on the migrated etcd home")
 	if _, err := e.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "added on etcd", Steps: []store.Step{{Argv: []string{"true"}}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -531,9 +537,7 @@ func TestMigrateRefusesWriterOnSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if err := e.Start(); err != nil || e.Role() != host.RoleWriter {
-		t.Fatalf("a window on the etcd home: %v, %s", err, e.Role())
-	}
+	startWriter(t, e, "a window on the etcd home")
 	back := filepath.Join(t.TempDir(), "back")
 	refused(t, migrate(t, "--from", url, "--local", local, "--to", back), "in use", fmt.Sprintf("window pid %d", os.Getpid()))
 	emptyDir(t, "the target folder", back)
