@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"baton/host"
@@ -65,6 +67,9 @@ func (c *cli) migrate([]string) int {
 		return c.usageError("one of --from and --to must be a folder and the other an etcd:// home")
 	case given["local"] && c.opts.Etcd.Local == "":
 		return c.usageError("--local is empty: name a folder, or leave --local out for the default")
+	}
+	if err := c.overlap(m.from, m.to); err != nil {
+		return c.fail(err)
 	}
 	src, err := c.openSide(m.from, true)
 	if err != nil {
@@ -219,4 +224,28 @@ var _ store.Record = migrationRecord{}
 // etcdCtx bounds one etcd call of a migrate.
 func etcdCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, migrateTimeout)
+}
+
+// overlap refuses an etcd home's local folder inside the folder home or around it: the
+// target's files would be written into the source (or over it).
+func (c *cli) overlap(a, b string) error {
+	if etcdhome.IsURL(a) {
+		a, b = b, a
+	}
+	folder, err := filepath.Abs(a)
+	if err != nil {
+		return fmt.Errorf("%s: %w", a, err)
+	}
+	local, err := c.localOf(b)
+	if err != nil {
+		return err
+	}
+	within := func(dir, in string) bool {
+		rel, err := filepath.Rel(in, dir)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+	}
+	if within(local, folder) || within(folder, local) {
+		return fmt.Errorf("the etcd home's local folder %s and the folder home %s overlap: give --local a folder of its own", local, folder)
+	}
+	return nil
 }

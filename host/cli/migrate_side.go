@@ -86,14 +86,9 @@ func (c *cli) dialSide(url string) (*side, error) {
 	if o.Lease != 0 && o.Lease < etcdhome.MinLease {
 		return nil, fmt.Errorf("--lease %s is too short: an etcd home's lease is at least %s", o.Lease, etcdhome.MinLease)
 	}
-	local := o.Local
-	if local == "" {
-		if local, err = host.DefaultLocal(url); err != nil {
-			return nil, err
-		}
-	}
-	if local, err = filepath.Abs(local); err != nil {
-		return nil, fmt.Errorf("--local %s: %w", o.Local, err)
+	local, err := c.localOf(url)
+	if err != nil {
+		return nil, err
 	}
 	cfg, err := etcdhome.ClientConfig(addr, o.TLS, os.Getenv)
 	if err != nil {
@@ -117,6 +112,23 @@ func (c *cli) dialSide(url string) (*side, error) {
 			"and --etcd-cacert/--etcd-cert/--etcd-key, %s/%s", url, err, etcdhome.EnvUser, etcdhome.EnvPassword)
 	}
 	return &side{spec: url, local: local, cli: cli, home: h}, nil
+}
+
+// localOf is the local folder of the etcd home url: --local, else the default one per
+// home (host.DefaultLocal), as an absolute path.
+func (c *cli) localOf(url string) (string, error) {
+	local := c.opts.Etcd.Local
+	if local == "" {
+		var err error
+		if local, err = host.DefaultLocal(url); err != nil {
+			return "", err
+		}
+	}
+	abs, err := filepath.Abs(local)
+	if err != nil {
+		return "", fmt.Errorf("--local %s: %w", local, err)
+	}
+	return abs, nil
 }
 
 // close lets the side's lock go and closes its client.

@@ -636,6 +636,16 @@ func TestMigrateBadFlags(t *testing.T) {
 		}
 	}
 	emptyDir(t, "the folder", dir)
+
+	// the etcd home's local folder inside the folder home, or around it
+	src := seedHome(t)
+	before := treeSum(t, src)
+	for _, local := range []string{filepath.Join(src, "runs"), filepath.Dir(src)} {
+		refused(t, migrate(t, "--from", src, "--to", "etcd://127.0.0.1:1/p", "--local", local), "overlap")
+	}
+	if got := treeSum(t, src); got != before {
+		t.Fatal("the source folder changed")
+	}
 }
 
 // crashMigrate runs `baton migrate args...` as a child process killed -9 at failpoint.
