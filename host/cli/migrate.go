@@ -154,8 +154,8 @@ func (c *cli) runMigrate(src, dst *side) (*migrateReport, error) {
 		return rep, nil
 	}
 	if err := dst.write(ctx, content.movedFor(src.local, dst.local)); err != nil {
-		return nil, fmt.Errorf("%w; the source %s is unchanged; the target has no document but may hold files copied "+
-			"before the failure (%s): remove them, then migrate again", err, src.spec, dst.local)
+		return nil, fmt.Errorf("%w; the source %s is unchanged; the target may hold what was copied before the failure "+
+			"(files in %s; an etcd save whose answer was lost may have applied): remove it, then migrate again", err, src.spec, dst.local)
 	}
 	rep.Moved = moved
 	back, err := dst.readBack(ctx)
