@@ -1,5 +1,5 @@
 // Package cli is the command line: baton run, status, workflows, runs, logs, cancel,
-// recover, export and import (Command), for people (aligned columns, durations as people
+// recover, export, import and migrate (Command), for people (aligned columns, durations as people
 // write them) and scripts (--json: one JSON document on stdout). Each command opens a
 // host.Core on the home like any other window, so it works whether or not one is open:
 //
@@ -97,6 +97,7 @@ var commands = map[string]command{
 	"import": {"baton import FILE [--dry-run] [--json] [--home DIR]", 1, func(fs *flag.FlagSet, c *cli) {
 		fs.BoolVar(&c.dryRun, "dry-run", false, "only say what the import would add, change or conflict with")
 	}, (*cli).importFile},
+	"migrate": {"baton migrate --from SRC --to DST [--dry-run] [--json] [--local DIR] [--etcd-cacert F …]", 0, migrateFlags, (*cli).migrate},
 }
 
 // IsCommand reports whether name is a command-line subcommand (Command serves it).
@@ -105,7 +106,7 @@ func IsCommand(name string) bool { _, ok := commands[name]; return ok }
 // CommandUsage is the usage lines of every subcommand, one per line.
 func CommandUsage() string {
 	var b strings.Builder
-	for _, name := range []string{"run", "status", "workflows", "runs", "logs", "cancel", "recover", "export", "import"} {
+	for _, name := range []string{"run", "status", "workflows", "runs", "logs", "cancel", "recover", "export", "import", "migrate"} {
 		fmt.Fprintf(&b, "       %s\n", commands[name].usage)
 	}
 	return b.String()
@@ -123,6 +124,7 @@ type cli struct {
 	json, wait, follow              bool
 	secrets, dryRun                 bool // export; import and recover
 	limit                           int
+	mig                             *migrateOpts // migrate's --from and --to
 }
 
 // Command runs the subcommand args[0] with its arguments and returns the exit code: 0
