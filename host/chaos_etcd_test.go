@@ -68,8 +68,13 @@ type etcdChaos struct {
 	memKills  int
 	leadKills int
 	memStops  int
+	quickCut  bool          // cutMachine checks no notice: the reverse control's cut (TestChaosEtcdCatchesUnsavedAck)
+	noticeMax time.Duration // the longest a cut machine's windows took to say why they are read-only
 
-	rejoins sync.WaitGroup // awaitRejoin goroutines
+	bg sync.WaitGroup // awaitRejoin and probeWrite goroutines
+	// writing is held by the writing client for each write, and by cutMachine across a
+	// cut: no client write is in flight to the cut machine at the cut (see cutMachine).
+	writing sync.Mutex
 }
 
 func newEtcdChaos(t *testing.T, seed int64, machines int, env ...string) *etcdChaos {
@@ -179,10 +184,24 @@ func (e *etcdChaos) violations() []string {
 	return append([]string(nil), e.viol...)
 }
 
-// run starts the windows, drives the clients and the chaos for dur (longer, up to 3 ×
-// dur, until the minimum work is done: a loaded machine does less per second), then
-// checks everything (finish).
+// run drives the chaos for dur (longer, up to 3 × dur and the time a cut may take, until
+// the minimum work is done: a loaded machine does less per second).
 func (e *etcdChaos) run(dur time.Duration) {
+	e.drive(func() {
+		start := time.Now()
+		for !e.t.Failed() {
+			if el := time.Since(start); el > 3*dur+etcdNoticeWithin || (el > dur && len(etcdMinimumWork(e.etcdCounts(dur))) == 0) {
+				return
+			}
+			time.Sleep(time.Duration(100+e.rng.Intn(300)) * time.Millisecond) // pacing of the chaos
+			e.cycle()
+		}
+	})
+}
+
+// drive starts the windows, 2 a machine, and the clients, runs chaos, then stops the
+// clients and checks everything (finish).
+func (e *etcdChaos) drive(chaos func()) {
 	first := e.spawn(e.machines[0])
 	if r := first.c.initialRole(); r != "writer" {
 		e.t.Fatalf("the first window on the etcd home is %s, not the writer", r)
@@ -202,16 +221,10 @@ func (e *etcdChaos) run(dur time.Duration) {
 	go func() { defer wg.Done(); e.reader(stop) }()
 	go func() { defer wg.Done(); e.poll(stop) }()
 	start := time.Now()
-	for !e.t.Failed() {
-		if el := time.Since(start); el > 3*dur || (el > dur && len(etcdMinimumWork(e.etcdCounts(dur))) == 0) {
-			break
-		}
-		time.Sleep(time.Duration(100+e.rng.Intn(300)) * time.Millisecond) // pacing of the chaos
-		e.cycle()
-	}
+	chaos()
 	close(stop)
 	wg.Wait()
-	e.rejoins.Wait()
+	e.bg.Wait()
 	t0 := time.Now()
 	e.finish()
 	e.t.Logf("chaos %s, checks %s", t0.Sub(start).Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
@@ -235,7 +248,9 @@ func (e *etcdChaos) client(stop <-chan struct{}, rng *rand.Rand) {
 			e.mu.Unlock()
 			continue
 		}
+		e.writing.Lock()
 		e.writeSlot(w, rng.Intn(chaosSlots), e.nextVersion())
+		e.writing.Unlock()
 		time.Sleep(time.Duration(rng.Intn(4)) * time.Millisecond) // pacing, not synchronisation
 	}
 }
@@ -297,13 +312,17 @@ func (e *etcdChaos) cycle() {
 	case 0:
 		e.killWriterWin()
 	case 1:
-		e.cutMachine()
-	case 2:
 		e.memberFault(true)
-	case 3:
+	case 2:
 		e.killReaderWin()
-	case 4:
+	case 3:
 		e.memberFault(false)
+	case 4: // last of the five: a cut lasts longest (see etcdNoticeWithin)
+		m := e.machines[e.rng.Intn(len(e.machines))]
+		if w := e.writer(); w != nil && e.rng.Intn(2) == 0 {
+			m = e.machine(w)
+		}
+		e.cutMachine(m)
 	}
 }
 
@@ -452,16 +471,23 @@ func unreachable(st map[string]any) bool {
 	return st != nil && strings.Contains(fmt.Sprint(st["problem"]), "etcd unreachable since")
 }
 
-// cutMachine cuts a machine off the cluster (the writer's half the time). Every window
-// of it must come to say it is read-only and why, and keep saying so while the cut lasts;
-// a write sent to it then must be refused. The cut lasts a while more (past the lease,
+// etcdNoticeWithin bounds how long a window of a cut machine may take to say it is
+// read-only because etcd is unreachable. Its monitor notices within 3 s (a read a second,
+// each given 2 s), but a request waits behind whatever holds the window's store: a read
+// of the document in flight when the cut came holds it for etcdhome's opTimeout (30 s),
+// and one more may follow; see the summary's notice_max.
+const etcdNoticeWithin = 90 * time.Second
+
+// cutMachine cuts machine m off the cluster, with no client write in flight to it: a save
+// whose transaction was cut in flight blocks its window, status requests included, until
+// the cluster is reached again (etcdhome's settle), which this harness cannot tell from a
+// hang. A write sent to one of its windows right
+// after the cut must not be acknowledged before the join (probeWrite); every window of it
+// must come to say it is read-only and why, and keep saying so while the cut lasts; a
+// write sent to it then must be refused. The cut lasts a while more (past the lease,
 // often: then another machine takes over) and the machine is joined again; its windows
 // must reach etcd again.
-func (e *etcdChaos) cutMachine() {
-	m := e.machines[e.rng.Intn(len(e.machines))]
-	if w := e.writer(); w != nil && e.rng.Intn(2) == 0 {
-		m = e.machine(w)
-	}
+func (e *etcdChaos) cutMachine(m *etcdMachine) {
 	e.emu.Lock()
 	again := e.rejoining[m]
 	e.emu.Unlock()
@@ -476,15 +502,29 @@ func (e *etcdChaos) cutMachine() {
 		}
 	}
 	e.mu.Unlock()
+	e.writing.Lock()
 	m.proxy.Cut()
 	e.emu.Lock()
 	e.nCuts++
 	e.cuts = append(e.cuts, etcdCut{m: m, from: time.Now()})
 	idx := len(e.cuts) - 1
 	e.emu.Unlock()
+	e.writing.Unlock() // the client now writes through reachable machines only
 	for _, w := range ws {
-		e.awaitStatus(w, 30*time.Second, "says it is read-only because etcd is unreachable, its machine "+m.name+" being cut", unreachable)
+		e.bg.Add(1)
+		go e.probeWrite(w, idx, e.rng.Intn(chaosSlots), e.nextVersion())
 	}
+	if e.quickCut { // the reverse control: a takeover elsewhere, then the join
+		e.awaitOtherWriter(m)
+		e.join(m, idx, ws)
+		return
+	}
+	for _, w := range ws {
+		e.awaitStatus(w, etcdNoticeWithin, "says it is read-only because etcd is unreachable, its machine "+m.name+" being cut", unreachable)
+	}
+	e.emu.Lock()
+	e.noticeMax = max(e.noticeMax, time.Since(e.cuts[idx].from))
+	e.emu.Unlock()
 	time.Sleep(time.Duration(e.rng.Intn(2500)) * time.Millisecond) // how long the cut lasts: the chaos
 	for _, w := range ws {
 		if st := status(w); !unreachable(st) {
@@ -498,21 +538,60 @@ func (e *etcdChaos) cutMachine() {
 			e.emu.Unlock()
 		}
 	}
-	m.proxy.Join()
+	e.join(m, idx, ws)
+}
+
+// join ends cut idx of machine m and checks, in the background, that its windows ws reach
+// etcd again.
+func (e *etcdChaos) join(m *etcdMachine, idx int, ws []*chaosWin) {
 	e.emu.Lock()
-	e.cuts[idx].to = time.Now()
+	e.cuts[idx].to = time.Now() // before the join: no reply before it came after the join
 	e.emu.Unlock()
+	m.proxy.Join()
+	if e.quickCut {
+		return
+	}
 	e.emu.Lock()
 	e.rejoining[m] = true
 	e.emu.Unlock()
-	e.rejoins.Add(1)
+	e.bg.Add(1)
 	go e.awaitRejoin(m, ws, time.Now())
+}
+
+// awaitOtherWriter waits until a window of a machine other than m is the writer.
+func (e *etcdChaos) awaitOtherWriter(m *etcdMachine) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if w := e.writer(); w != nil && e.machine(w) != m {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.violate("no window of another machine took over within 30s of the cut of %s", m.name)
+			return
+		}
+		time.Sleep(10 * time.Millisecond) // polls the role events
+	}
+}
+
+// probeWrite writes through w, a window of the machine of cut idx, sent just after the
+// cut: it may be acknowledged only once the machine is joined again (a cut shorter than
+// the lease leaves the writer's term whole), never before.
+func (e *etcdChaos) probeWrite(w *chaosWin, idx, slot, ver int) {
+	defer e.bg.Done()
+	acked := e.writeSlot(w, slot, ver)
+	ret := time.Now() // after the reply was read
+	e.emu.Lock()
+	c := e.cuts[idx]
+	e.emu.Unlock()
+	if acked && (c.to.IsZero() || ret.Before(c.to)) {
+		e.violate("window %d of machine %s acknowledged a write sent just after its machine was cut off from etcd, before the join", w.c.pid, c.m.name)
+	}
 }
 
 // awaitRejoin waits until every window of m, just joined again, reaches etcd again (the
 // chaos goes on meanwhile; m is not cut again before).
 func (e *etcdChaos) awaitRejoin(m *etcdMachine, ws []*chaosWin, joined time.Time) {
-	defer e.rejoins.Done()
+	defer e.bg.Done()
 	for _, w := range ws {
 		if w.killed {
 			continue
@@ -609,6 +688,7 @@ type etcdCounts struct {
 	cuts, cutRefusals, memberKills      int
 	leaderKills, memberStops            int
 	writesAcked, reads, takeovers, wins int
+	noticeMax                           time.Duration
 }
 
 func (e *etcdChaos) etcdCounts(dur time.Duration) etcdCounts {
@@ -629,6 +709,7 @@ func (e *etcdChaos) etcdCounts(dur time.Duration) etcdCounts {
 	e.mu.Unlock()
 	e.emu.Lock()
 	c.cuts, c.cutRefusals, c.memberKills, c.leaderKills, c.memberStops = e.nCuts, e.cutRefuse, e.memKills, e.leadKills, e.memStops
+	c.noticeMax = e.noticeMax
 	e.emu.Unlock()
 	return c
 }
@@ -676,8 +757,56 @@ func (e *etcdChaos) etcdSummary(dur time.Duration) string {
 	defer e.mu.Unlock()
 	return fmt.Sprintf("etcd chaos summary: duration=%s machines=%d windows=%d cycles=%d writer_kills=%d reader_kills=%d "+
 		"cuts=%d cut_refusals=%d member_kills=%d leader_kills=%d member_stops=%d writes_acked=%d history_writes=%d history_open=%d "+
-		"reads=%d reads_not_writer=%d takeovers=%d history_ops=%d unanswered=%d refused=%d write_p50=%s write_max=%s no_writer=%s polls=%d violations=%d",
+		"notice_max=%s reads=%d reads_not_writer=%d takeovers=%d history_ops=%d unanswered=%d refused=%d write_p50=%s write_max=%s no_writer=%s polls=%d violations=%d",
 		dur, len(e.machines), c.wins, e.cycles, c.writerKills, c.readerKills, c.cuts, c.cutRefusals, c.memberKills, c.leaderKills,
-		c.memberStops, c.writesAcked, writes, open, c.reads, e.notWriter, c.takeovers, ops, e.unknown, e.refused,
+		c.memberStops, c.writesAcked, writes, open, c.noticeMax.Round(time.Millisecond), c.reads, e.notWriter, c.takeovers, ops, e.unknown, e.refused,
 		p50.Round(time.Microsecond), pmax.Round(time.Millisecond), e.noWriter.Round(time.Millisecond), e.polls, len(e.viol))
+}
+
+// TestChaosEtcdCatchesUnsavedAck is the reverse control of TestChaosEtcd's checks: with
+// the test hook BATON_TEST_ACK_UNSAVED (hooks_on.go), a writer whose save gets no answer
+// from the cluster acknowledges it anyway, without its guarded transaction, as a writer
+// that trusted itself instead of the store's fencing would. The writer's machine is cut
+// while the clients run, and joined once another machine took over: the probe write sent
+// just after the cut is acknowledged before the join, and its version is not in etcd (or
+// the history cannot be linearized). The checks must say so. (Without the hook the same
+// probes are made by every cut of TestChaosEtcd, which must come out clean.)
+func TestChaosEtcdCatchesUnsavedAck(t *testing.T) {
+	e := newEtcdChaos(t, time.Now().UnixNano(), 2, "BATON_TEST_ACK_UNSAVED=1")
+	e.quickCut = true
+	e.drive(func() {
+		e.awaitWrites(20)
+		w := e.waitWriter(30 * time.Second)
+		if w == nil {
+			e.violate("no writer before the cut")
+			return
+		}
+		e.cutMachine(e.machine(w))
+		e.awaitWrites(20)
+	})
+	viol := e.violations()
+	for _, want := range []string{"acknowledged a write sent just after its machine was cut off from etcd, before the join"} {
+		if !hasContaining(viol, want) {
+			t.Errorf("the checks did not catch the writer that acknowledged without its transaction: no violation %q among %d: %v", want, len(viol), viol)
+		}
+	}
+	if !hasContaining(viol, "acknowledged write lost") && !hasContaining(viol, "linearizab") {
+		t.Errorf("neither the check of etcd's content nor the linearizability check caught the acknowledged write that was never saved: %v", viol)
+	}
+	t.Logf("caught: %d violations, the first: %v", len(viol), viol[:min(len(viol), 3)])
+}
+
+// awaitWrites waits until n more writes were acknowledged (30 s at most).
+func (e *etcdChaos) awaitWrites(n int) {
+	from := e.ackedWrites()
+	deadline := time.Now().Add(30 * time.Second)
+	for e.ackedWrites() < from+n && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // polls the client's count
+	}
+}
+
+func (e *etcdChaos) ackedWrites() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.acked
 }
