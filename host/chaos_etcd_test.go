@@ -768,9 +768,10 @@ func (e *etcdChaos) etcdSummary(dur time.Duration) string {
 // from the cluster acknowledges it anyway, without its guarded transaction, as a writer
 // that trusted itself instead of the store's fencing would. The writer's machine is cut
 // while the clients run, and joined once another machine took over: the probe write sent
-// just after the cut is acknowledged before the join, and its version is not in etcd (or
-// the history cannot be linearized). The checks must say so. (Without the hook the same
-// probes are made by every cut of TestChaosEtcd, which must come out clean.)
+// just after the cut is acknowledged (before the join, or after it: the takeover may come
+// first), and its version is not in etcd: the check of etcd's content or the
+// linearizability check must say so. (Without the hook the same probes are made by every
+// cut of TestChaosEtcd, which must come out clean.)
 func TestChaosEtcdCatchesUnsavedAck(t *testing.T) {
 	e := newEtcdChaos(t, time.Now().UnixNano(), 2, "BATON_TEST_ACK_UNSAVED=1")
 	e.quickCut = true
@@ -785,15 +786,11 @@ func TestChaosEtcdCatchesUnsavedAck(t *testing.T) {
 		e.awaitWrites(20)
 	})
 	viol := e.violations()
-	for _, want := range []string{"acknowledged a write sent just after its machine was cut off from etcd, before the join"} {
-		if !hasContaining(viol, want) {
-			t.Errorf("the checks did not catch the writer that acknowledged without its transaction: no violation %q among %d: %v", want, len(viol), viol)
-		}
-	}
 	if !hasContaining(viol, "acknowledged write lost") && !hasContaining(viol, "linearizab") {
 		t.Errorf("neither the check of etcd's content nor the linearizability check caught the acknowledged write that was never saved: %v", viol)
 	}
-	t.Logf("caught: %d violations, the first: %v", len(viol), viol[:min(len(viol), 3)])
+	t.Logf("caught: %d violations (acknowledged before the join: %v), the first: %v", len(viol),
+		hasContaining(viol, "before the join"), viol[:min(len(viol), 3)])
 }
 
 // awaitWrites waits until n more writes were acknowledged (30 s at most).
