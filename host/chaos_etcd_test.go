@@ -217,7 +217,8 @@ func (e *etcdChaos) drive(chaos func()) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(3)
-	go func() { defer wg.Done(); e.client(stop, rand.New(rand.NewSource(e.rng.Int63()))) }()
+	clientRng := rand.New(rand.NewSource(e.rng.Int63())) // e.rng is the chaos's own
+	go func() { defer wg.Done(); e.client(stop, clientRng) }()
 	go func() { defer wg.Done(); e.reader(stop) }()
 	go func() { defer wg.Done(); e.poll(stop) }()
 	start := time.Now()
@@ -592,10 +593,7 @@ func (e *etcdChaos) probeWrite(w *chaosWin, idx, slot, ver int) {
 // chaos goes on meanwhile; m is not cut again before).
 func (e *etcdChaos) awaitRejoin(m *etcdMachine, ws []*chaosWin, joined time.Time) {
 	defer e.bg.Done()
-	for _, w := range ws {
-		if w.killed {
-			continue
-		}
+	for _, w := range ws { // (one the chaos kills meanwhile is let go: see awaitStatus)
 		e.awaitStatus(w, 60*time.Second, "reaches etcd again once its machine "+m.name+" is joined", func(st map[string]any) bool {
 			return st != nil && !unreachable(st)
 		})
@@ -607,12 +605,18 @@ func (e *etcdChaos) awaitRejoin(m *etcdMachine, ws []*chaosWin, joined time.Time
 }
 
 // awaitStatus asks w for its status until ok says yes, or reports a violation after
-// timeout.
+// timeout; a window the chaos killed meanwhile is not waited for.
 func (e *etcdChaos) awaitStatus(w *chaosWin, timeout time.Duration, what string, ok func(map[string]any) bool) {
 	deadline := time.Now().Add(timeout)
 	for {
 		st := status(w)
 		if ok(st) {
+			return
+		}
+		e.mu.Lock()
+		killed := w.killed
+		e.mu.Unlock()
+		if killed { // the chaos killed it meanwhile (a rejoined machine's window)
 			return
 		}
 		if time.Now().After(deadline) {
