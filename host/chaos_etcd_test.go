@@ -14,9 +14,11 @@ package host
 // got no reply or was refused is "maybe", and stays open: a transaction sent to the
 // cluster may be applied after its window died); writer terms never overlap and their
 // epochs rise, no window serves as the writer after a newer term was announced (checkRoles);
-// every window of a cut machine says it is read-only and why ("etcd unreachable since"),
-// and refuses a write, while its machine is cut; a request without a reply is explained by
-// a kill of its window or a cut of its machine.
+// a write sent to a cut machine's window just after the cut is never acknowledged before
+// the join; every window of a cut machine says it is read-only and why ("etcd unreachable
+// since"), and refuses a write, while its machine is cut (see etcdNoticeWithin for how
+// long it may take to say so today); a request without a reply is explained by a kill of
+// its window or a cut of its machine. Reverse control: TestChaosEtcdCatchesUnsavedAck.
 //
 // Document only: runs and schedules are refused on an etcd home for now (ErrRunsOnEtcd).
 // To add them, the client calls chaos.startRun beside writeSlot, setup adds chaosLanes,
