@@ -192,6 +192,14 @@ type chaos struct {
 	changed map[string]bool // runs whose changed outcome was reported
 
 	lin *linHistory
+	// pickWriter, when set, replaces writer(): an etcd home's harness (chaos_etcd_test.go)
+	// picks among the windows its machines can reach.
+	pickWriter func() *chaosWin
+	// refusedMaybe records a write refused with read_only as one that may have been
+	// applied (an etcd home's refusal may follow a transaction sent to the cluster), and
+	// takes a refusal whose error names etcd (a timeout, a lost quorum) for a refusal,
+	// not an unexpected error.
+	refusedMaybe bool
 	// readMu is held by the reading client for each snapshot and by the killer for each
 	// kill of a writer: a snapshot reply is long (tens of kB), and a window killed while
 	// writing one leaves a torn line that the child harness reports as a protocol error.
@@ -346,8 +354,13 @@ func minimumWork(c chaosCounts) []string {
 
 // spawn starts a window and adds it to the live set.
 func (h *chaos) spawn(opts ...childOpt) *chaosWin {
+	return h.addWin(func() *child { return startChild(h.t, h.home, opts...) })
+}
+
+// addWin starts a window with start and adds it to the live set.
+func (h *chaos) addWin(start func() *child) *chaosWin {
 	w := &chaosWin{spawned: time.Now()}
-	w.c = startChild(h.t, h.home, opts...)
+	w.c = start()
 	h.mu.Lock()
 	h.wins = append(h.wins, w)
 	h.live = append(h.live, w)
@@ -369,6 +382,9 @@ func lastRole(c *child) string {
 
 // writer returns the live window whose newest role event says writer, or nil.
 func (h *chaos) writer() *chaosWin {
+	if h.pickWriter != nil {
+		return h.pickWriter()
+	}
 	h.mu.Lock()
 	live := append([]*chaosWin(nil), h.live...)
 	h.mu.Unlock()
@@ -426,15 +442,20 @@ func (h *chaos) setup() {
 	if w == nil {
 		h.t.Fatal("no writer among the first windows")
 	}
-	for i := 0; i < chaosSlots; i++ {
-		w.c.ok(map[string]any{"op": "add_workflow", "workflow": slotWF(i, 0)})
-	}
+	setupSlots(w)
 	for _, l := range chaosLanes {
 		w.c.ok(map[string]any{"op": "add_workflow", "workflow": map[string]any{"name": l.name,
 			"max_concurrent": l.max, "on_owner_lost": l.onLost,
 			"steps": []any{map[string]any{"name": "s", "argv": chaosStep(h.marks, l.name, l.max, l.secs)}}}})
 	}
 	h.schedID, _ = w.c.ok(map[string]any{"op": "add_schedule", "schedule": map[string]any{"workflow": "sched", "every": "1s", "overlap": "skip"}})["schedule"].(string)
+}
+
+// setupSlots adds the slot workflows at version 0 through the writer w.
+func setupSlots(w *chaosWin) {
+	for i := 0; i < chaosSlots; i++ {
+		w.c.ok(map[string]any{"op": "add_workflow", "workflow": slotWF(i, 0)})
+	}
 }
 
 // client writes to whoever is the writer: versioned rewrites of the slot workflows and,
@@ -489,13 +510,14 @@ func (h *chaos) reader(stop <-chan struct{}) {
 }
 
 // writeSlot writes version ver of slot through w and records it: acknowledged, refused
-// (read_only: it did nothing) or unknown (no reply, or an unexpected error).
-func (h *chaos) writeSlot(w *chaosWin, slot, ver int) {
+// (read_only: it did nothing, unless refusedMaybe) or unknown (no reply, or an unexpected
+// error). It returns whether the write was acknowledged.
+func (h *chaos) writeSlot(w *chaosWin, slot, ver int) bool {
 	call := time.Now()
 	r, sent, replied := try(w.c, map[string]any{"op": "update_workflow", "workflow": slotWF(slot, ver)}, 10*time.Second)
 	ret := time.Now()
 	if !sent {
-		return
+		return false
 	}
 	what := fmt.Sprintf("update_workflow slot-%02d v%d", slot, ver)
 	acked := h.record(w, what, call, ret, r, replied, func() {
@@ -504,9 +526,10 @@ func (h *chaos) writeSlot(w *chaosWin, slot, ver int) {
 		}
 		h.served = append(h.served, chaosServed{pid: w.c.pid, call: call, what: what})
 	})
-	if !replied || r["code"] != "read_only" { // a refused write did nothing
+	if !replied || r["code"] != "read_only" || h.refusedMaybe { // a refused write did nothing
 		h.lin.write(w.c.pid, slot, ver, call, ret, acked, uint64(toF(r["generation"])))
 	}
+	return acked
 }
 
 // startRun starts a run of lane through w and records an acknowledged one.
@@ -567,6 +590,8 @@ func (h *chaos) record(w *chaosWin, what string, sent, gaveUp time.Time, r map[s
 		return true
 	case r["code"] == "read_only":
 		h.refused++ // a window that stopped being the writer, or not yet: fine
+	case h.refusedMaybe && strings.Contains(fmt.Sprint(r["error"]), "etcd"):
+		h.refused++ // the cluster did not answer in time: recorded as a maybe
 	default:
 		h.refused++
 		if len(h.viol) < 200 {

@@ -2,7 +2,12 @@
 
 package host
 
-import "os"
+import (
+	"errors"
+	"os"
+
+	"baton/store"
+)
 
 // The test hooks of package host, built only with the batontest tag (see store's
 // hooks_on.go for the mechanism); Baton itself gets hooks_off.go. A child window (the test
@@ -13,6 +18,12 @@ import "os"
 //     Follow reloads and refresh-before-write stay on; store's BATON_TEST_HOLD_RELOADS
 //     keeps the copy in memory stale.
 var skipReread = os.Getenv("BATON_TEST_SKIP_TAKEOVER_REREAD") == "1"
+
+// BATON_TEST_ACK_UNSAVED=1 makes a writer on an etcd home acknowledge an update whose save
+// failed without an answer from the cluster (a machine cut off, a timeout) as if it had
+// been saved, without its guarded transaction: the reverse control of TestChaosEtcd's
+// checks (TestChaosEtcdCatchesUnsavedAck).
+var ackUnsavedOn = os.Getenv("BATON_TEST_ACK_UNSAVED") == "1"
 
 // hooks are set by this package's tests, in their own process.
 var hooks struct {
@@ -35,4 +46,23 @@ func handOverHook(w *Core) {
 	if hooks.handOver != nil {
 		hooks.handOver(w)
 	}
+}
+
+// ackUnsaved returns the document t would have saved with fn, as if saved, when the
+// BATON_TEST_ACK_UNSAVED hook is armed and the save failed with err without the cluster
+// refusing it (not fenced, not read-only); else false.
+func ackUnsaved(t *Term, fn func(*store.Doc) error, err error) (*store.Doc, bool) {
+	if !ackUnsavedOn || errors.Is(err, store.ErrFenced) || errors.Is(err, ErrReadOnly) {
+		return nil, false
+	}
+	d, verr := t.st.View()
+	if verr != nil || d == nil {
+		return nil, false
+	}
+	c := d.Clone()
+	c.Generation++
+	if fn(c) != nil {
+		return nil, false
+	}
+	return c, true
 }
