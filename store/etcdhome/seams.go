@@ -158,8 +158,9 @@ func (d *DocHome) StopWriting() {}
 
 // Follow implements store.DocHome: a watch of <prefix>/doc/ from the revision it reads at
 // setup; changed(false) after each revision that wrote the meta, changed(true) when the
-// watch broke or its revision was compacted (then it watches again from the current
-// revision).
+// watch broke or its revision was compacted (then it watches again from the last
+// revision seen, or from the compaction: never from "now", which would skip a save made
+// while the caller reads).
 func (d *DocHome) Follow(ctx context.Context, changed func(full bool)) (<-chan struct{}, error) {
 	resp, err := d.h.cli.Get(ctx, d.h.metaKey())
 	if err != nil {
