@@ -27,7 +27,7 @@ type etcdMachine struct {
 	proxy *etcdtest.Proxy
 }
 
-func newEtcdMachine(t *testing.T, c *etcdtest.Cluster, name string) *etcdMachine {
+func newEtcdMachine(t testing.TB, c *etcdtest.Cluster, name string) *etcdMachine {
 	return &etcdMachine{name: name, local: t.TempDir(), proxy: etcdtest.NewProxy(t, c.Endpoints())}
 }
 
@@ -41,7 +41,7 @@ func (m *etcdMachine) home(prefix string) string {
 }
 
 // window starts a headless window of this machine on the etcd home prefix.
-func (m *etcdMachine) window(t *testing.T, prefix, lease string) *child {
+func (m *etcdMachine) window(t testing.TB, prefix, lease string) *child {
 	return startChild(t, m.home(prefix), withEnv(EnvMachine+"="+m.name, "BATON_TEST_LOCAL="+m.local, "BATON_TEST_LEASE="+lease))
 }
 
@@ -117,7 +117,7 @@ func ackWrite(c *child, name string, acked *[]string) {
 }
 
 // awaitStatus asks c for its status until ok says yes (each reply is a fresh answer).
-func awaitStatus(t *testing.T, c *child, timeout time.Duration, what string, ok func(map[string]any) bool) map[string]any {
+func awaitStatus(t testing.TB, c *child, timeout time.Duration, what string, ok func(map[string]any) bool) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -133,7 +133,7 @@ func awaitStatus(t *testing.T, c *child, timeout time.Duration, what string, ok 
 }
 
 // writerEventSince waits for c's writer event at index >= from and returns when it came.
-func writerEventSince(t *testing.T, c *child, from int, timeout time.Duration, why string) time.Time {
+func writerEventSince(t testing.TB, c *child, from int, timeout time.Duration, why string) time.Time {
 	t.Helper()
 	var at time.Time
 	if !c.waitFor(timeout, func() bool {

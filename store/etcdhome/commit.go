@@ -1,10 +1,13 @@
 package etcdhome
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -155,11 +158,11 @@ type fence struct {
 
 // commit saves doc as the document after st's, guarded by t; st is updated on success.
 func (t fence) commit(ctx context.Context, st *docState, doc *store.Doc) error {
-	next, err := st.enc.encode(doc, st.set)
+	ch, err := st.enc.changes(doc, st.set, st.kv)
 	if err != nil {
 		return fmt.Errorf("etcd home %s: %w", t.h.prefix, err)
 	}
-	ops, size := t.h.diff(st.kv, next)
+	ops, size := t.h.changeOps(ch)
 	if st.garbage { // an unfinished chunked save left keys: this save deletes them
 		ops = append(ops, t.h.otherSets(st.set)...)
 	}
@@ -170,30 +173,142 @@ func (t fence) commit(ctx context.Context, st *docState, doc *store.Doc) error {
 	if err != nil {
 		return err
 	}
-	st.kv, st.metaRev, st.doc, st.garbage = next, rev, doc, false
+	for _, p := range ch.puts { // only now: a refused save leaves st as it was
+		st.kv[p.key] = p.val
+	}
+	for _, k := range ch.dels {
+		delete(st.kv, k)
+	}
+	st.metaRev, st.doc, st.garbage = rev, doc, false
 	return nil
 }
 
-// diff returns the operations that turn the keys of cur into those of next, and their size.
-func (h *Home) diff(cur, next encoded) ([]clientv3.Op, int) {
-	var ops []clientv3.Op
+// change is what a save writes: the keys whose values are new or differ from the
+// current ones (meta always: the generation changes), and the keys it deletes.
+type change struct {
+	puts []keyVal
+	dels []string
+}
+
+type keyVal struct {
+	key string
+	val []byte
+}
+
+// changes returns what turns cur (the keys of meta and set) into doc's keys in set. It
+// encodes only the runs that changed since the encoder last saw them, compares each
+// item's bytes with cur's, and builds the whole key set only when an item is gone.
+func (e *encoder) changes(doc *store.Doc, set string, cur encoded) (change, error) {
+	var ch change
+	pfx := set + "/"
+	m := meta{Doc: *doc, Set: set}
+	m.Doc.Workflows, m.Doc.Runs, m.Doc.Schedules = nil, nil, nil
+	found := 0 // items of doc already in cur
+	item := func(k string, b []byte) {
+		old, ok := cur[pfx+k]
+		if ok {
+			found++
+		}
+		if !ok || !bytes.Equal(old, b) {
+			ch.puts = append(ch.puts, keyVal{pfx + k, b})
+		}
+	}
+	m.Workflows = make([]string, 0, len(doc.Workflows))
+	for i := range doc.Workflows {
+		k := itemKey(kindWorkflow, doc.Workflows[i].Name)
+		b, err := json.Marshal(&doc.Workflows[i])
+		if err != nil {
+			return ch, fmt.Errorf("encode workflow %q: %w", doc.Workflows[i].Name, err)
+		}
+		item(k, b)
+		m.Workflows = append(m.Workflows, k)
+	}
+	m.Schedules = make([]string, 0, len(doc.Schedules))
+	for i := range doc.Schedules {
+		k := itemKey(kindSchedule, doc.Schedules[i].ID)
+		b, err := json.Marshal(&doc.Schedules[i])
+		if err != nil {
+			return ch, fmt.Errorf("encode schedule %q: %w", doc.Schedules[i].ID, err)
+		}
+		item(k, b)
+		m.Schedules = append(m.Schedules, k)
+	}
+	if e.runs == nil {
+		e.runs = make(map[string]encRun, len(doc.Runs))
+	}
+	m.Runs = make([]string, 0, len(doc.Runs))
+	for i := range doc.Runs {
+		r := &doc.Runs[i]
+		c, ok := e.runs[r.ID]
+		if !ok || !store.RunEqual(&c.run, r) {
+			b, err := json.Marshal(r)
+			if err != nil {
+				return ch, fmt.Errorf("encode run %s: %w", r.ID, err)
+			}
+			k := c.key
+			if !ok {
+				k = itemKey(kindRun, r.ID)
+			}
+			c = encRun{run: r.Clone(), b: b, key: k}
+			e.runs[r.ID] = c
+		}
+		item(c.key, c.b)
+		m.Runs = append(m.Runs, c.key)
+	}
+	if len(e.runs) > len(doc.Runs) { // runs went: forget them (finished runs never change)
+		e.sweep(doc)
+	}
+	b, err := json.Marshal(&m)
+	if err != nil {
+		return ch, fmt.Errorf("encode the document's meta: %w", err)
+	}
+	ch.puts = append(ch.puts, keyVal{"meta", b})
+	if _, ok := cur["meta"]; ok {
+		found++
+	}
+	if found < len(cur) { // some key of cur is no longer doc's: delete it
+		keep := make(map[string]bool, len(m.Workflows)+len(m.Schedules)+len(m.Runs)+1)
+		keep["meta"] = true
+		for _, ks := range [][]string{m.Workflows, m.Schedules, m.Runs} {
+			for _, k := range ks {
+				keep[pfx+k] = true
+			}
+		}
+		for k := range cur {
+			if !keep[k] {
+				ch.dels = append(ch.dels, k)
+			}
+		}
+		slices.Sort(ch.dels)
+	}
+	slices.SortFunc(ch.puts, func(a, b keyVal) int { return strings.Compare(a.key, b.key) })
+	return ch, nil
+}
+
+// sweep drops the cached encodings of runs doc no longer has.
+func (e *encoder) sweep(doc *store.Doc) {
+	have := make(map[string]bool, len(doc.Runs))
+	for i := range doc.Runs {
+		have[doc.Runs[i].ID] = true
+	}
+	for id := range e.runs {
+		if !have[id] {
+			delete(e.runs, id)
+		}
+	}
+}
+
+// changeOps returns the operations of ch and their size.
+func (h *Home) changeOps(ch change) ([]clientv3.Op, int) {
+	ops := make([]clientv3.Op, 0, len(ch.puts)+len(ch.dels))
 	size := 0
-	keys := make([]string, 0, len(next))
-	for k, v := range next {
-		if old, ok := cur[k]; !ok || string(old) != string(v) {
-			keys = append(keys, k)
-		}
+	for _, p := range ch.puts {
+		ops = append(ops, clientv3.OpPut(h.docPfx()+p.key, string(p.val)))
+		size += len(h.docPfx()) + len(p.key) + len(p.val) + opCost
 	}
-	slices.Sort(keys) // meta last is not needed: one transaction is atomic
-	for _, k := range keys {
-		ops = append(ops, clientv3.OpPut(h.docPfx()+k, string(next[k])))
-		size += len(h.docPfx()) + len(k) + len(next[k]) + opCost
-	}
-	for k := range cur {
-		if _, ok := next[k]; !ok {
-			ops = append(ops, clientv3.OpDelete(h.docPfx()+k))
-			size += len(h.docPfx()) + len(k) + opCost
-		}
+	for _, k := range ch.dels {
+		ops = append(ops, clientv3.OpDelete(h.docPfx()+k))
+		size += len(h.docPfx()) + len(k) + opCost
 	}
 	return ops, size
 }

@@ -57,8 +57,8 @@ func (h *Home) Campaign(ctx context.Context, id Identity) (*Term, error) {
 		sess.Close()
 		return nil, err
 	}
-	elec := concurrency.NewElection(sess, h.writerPfx())
-	if err := elec.Campaign(ctx, val); err != nil {
+	elec, err := h.campaign(ctx, sess, val)
+	if err != nil {
 		sess.Close()
 		return nil, fmt.Errorf("etcd home %s: campaign for the writer: %w", h.prefix, err)
 	}
@@ -70,6 +70,71 @@ func (h *Home) Campaign(ctx context.Context, id Identity) (*Term, error) {
 	}
 	t := &Term{fence: fence{h: h, key: elec.Key(), epoch: elec.Rev()}, sess: sess, elec: elec, id: id}
 	return t, nil
+}
+
+// campaign is concurrency.Election.Campaign with a faster wake-up: it puts the
+// session's key under <prefix>/writer/ and waits until every key created before it is
+// gone. Election.Campaign watches each older key from the revision it read it at, a past
+// revision: etcd syncs such a watch only in its 100 ms loop, so a writer gone in between
+// was noticed up to 100 ms late. Here each watch starts at the revision after the read,
+// which etcd serves at once when nothing was written since.
+func (h *Home) campaign(ctx context.Context, sess *concurrency.Session, val string) (*concurrency.Election, error) {
+	pfx := h.writerPfx() + "/" // the prefix as NewElection makes it
+	key := fmt.Sprintf("%s%x", pfx, sess.Lease())
+	resp, err := h.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, val, clientv3.WithLease(sess.Lease()))).Commit()
+	if err != nil {
+		return nil, err
+	}
+	if !resp.Succeeded { // a new session's lease names no key yet
+		return nil, fmt.Errorf("election key %s is there already", key)
+	}
+	rev := resp.Header.Revision
+	if err := h.waitOlderGone(ctx, pfx, rev-1); err != nil {
+		return nil, err
+	}
+	return concurrency.ResumeElection(sess, pfx, key, rev), nil
+}
+
+// waitOlderGone returns once no key under pfx created at or before maxCreateRev is left.
+func (h *Home) waitOlderGone(ctx context.Context, pfx string, maxCreateRev int64) error {
+	opts := append(clientv3.WithLastCreate(), clientv3.WithMaxCreateRev(maxCreateRev))
+	for {
+		resp, err := h.cli.Get(ctx, pfx, opts...)
+		if err != nil {
+			return err
+		}
+		if len(resp.Kvs) == 0 {
+			return nil
+		}
+		if err := h.waitGone(ctx, string(resp.Kvs[0].Key), resp.Header.Revision); err != nil {
+			return err
+		}
+	}
+}
+
+// waitGone returns once key, present at revision rev, is deleted after it, or when the
+// watch's start was compacted (the caller reads again).
+func (h *Home) waitGone(ctx context.Context, key string, rev int64) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for wr := range h.cli.Watch(wctx, key, clientv3.WithRev(rev+1), clientv3.WithFilterPut()) {
+		if wr.CompactRevision != 0 {
+			return nil
+		}
+		if err := wr.Err(); err != nil {
+			return err
+		}
+		for _, ev := range wr.Events {
+			if ev.Type == clientv3.EventTypeDelete {
+				return nil
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return fmt.Errorf("the watch of %s ended", key)
 }
 
 // Epoch returns the term's epoch: the revision its election key was created at. Epochs

@@ -158,8 +158,9 @@ func (d *DocHome) StopWriting() {}
 
 // Follow implements store.DocHome: a watch of <prefix>/doc/ from the revision it reads at
 // setup; changed(false) after each revision that wrote the meta, changed(true) when the
-// watch broke or its revision was compacted (then it watches again from the current
-// revision).
+// watch broke or its revision was compacted (then it watches again from the last
+// revision seen, or from the compaction: never from "now", which would skip a save made
+// while the caller reads).
 func (d *DocHome) Follow(ctx context.Context, changed func(full bool)) (<-chan struct{}, error) {
 	resp, err := d.h.cli.Get(ctx, d.h.metaKey())
 	if err != nil {
@@ -188,8 +189,8 @@ func (d *DocHome) Follow(ctx context.Context, changed func(full bool)) (<-chan s
 }
 
 // watchMeta watches the meta from rev+1, calling changed(false) for each put of it, and
-// returns the last revision seen, and false when the watch broke or was compacted (rev
-// is then 0 when the next watch must start from the present).
+// returns the revision the next watch starts after, and false when the watch broke or
+// was compacted (then from the compaction on).
 func (d *DocHome) watchMeta(ctx context.Context, rev int64, changed func(bool)) (int64, bool) {
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
@@ -198,8 +199,14 @@ func (d *DocHome) watchMeta(ctx context.Context, rev int64, changed func(bool)) 
 		opts = append(opts, clientv3.WithRev(rev+1))
 	}
 	for resp := range d.h.cli.Watch(wctx, d.h.metaKey(), opts...) {
-		if resp.CompactRevision != 0 || resp.Err() != nil {
-			return 0, false
+		if resp.CompactRevision != 0 {
+			// The caller reads in full, which may take a while: the next watch starts at
+			// the compaction, not at "now" once that read is done, or a save made in
+			// between would never be seen (until the next one).
+			return resp.CompactRevision - 1, false
+		}
+		if resp.Err() != nil {
+			return rev, false
 		}
 		if len(resp.Events) > 0 {
 			rev = resp.Events[len(resp.Events)-1].Kv.ModRevision
