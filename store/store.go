@@ -62,15 +62,16 @@ type Store struct {
 	qmu   sync.Mutex    // guards queue
 	queue []*pending    // updates waiting for a commit turn
 
-	mu      sync.Mutex // guards the fields below and serialises every load and save
-	cur     *Doc       // newest good document read or written; never mutated
-	stamp   fileStamp  // identity of the file cur came from
-	epoch   uint64     // writer epoch this store saves with; 0 when not writing
-	broken  error      // why the file on disk is unusable, or nil
-	archErr error      // why the last archive append failed, or nil
-	codec   codec      // caches of encoded and decoded runs
-	fileGen uint64     // generation of the workflows.json cur is (or follows from)
-	wal     walState   // what this store knows of workflows.wal
+	view    atomic.Pointer[viewState] // what View returns: cur and broken as the last unlock left them
+	mu      sync.Mutex                // guards the fields below and serialises every load and save
+	cur     *Doc                      // newest good document read or written; never mutated
+	stamp   fileStamp                 // identity of the file cur came from
+	epoch   uint64                    // writer epoch this store saves with; 0 when not writing
+	broken  error                     // why the file on disk is unusable, or nil
+	archErr error                     // why the last archive append failed, or nil
+	codec   codec                     // caches of encoded and decoded runs
+	fileGen uint64                    // generation of the workflows.json cur is (or follows from)
+	wal     walState                  // what this store knows of workflows.wal
 
 	watchWG sync.WaitGroup // the goroutines of Watch (WaitWatches)
 
@@ -111,6 +112,7 @@ func New(dir string, opts Options) *Store {
 	s := &Store{dir: dir, path: filepath.Join(dir, FileName), opts: opts, cur: emptyDoc(), turn: make(chan struct{}, 1),
 		arch: NewArchive(dir, opts.ArchiveMaxSize)}
 	s.home = &folderDoc{s: s}
+	s.view.Store(&viewState{doc: s.cur})
 	return s
 }
 
@@ -136,10 +138,32 @@ func (s *Store) Dir() string { return s.dir }
 
 // View returns the newest good document this store knows (a snapshot: do not modify it)
 // and the reason the file on disk is unusable, if it is. It does not touch the disk.
+//
+// It never waits for a load or save under way (an etcd home's read may wait for a cut
+// network): it returns what the last one to end left.
 func (s *Store) View() (*Doc, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cur, s.broken
+	v := s.view.Load()
+	return v.doc, v.broken
+}
+
+// viewState is what View returns, published by unlock.
+type viewState struct {
+	doc    *Doc
+	broken error
+}
+
+// unlock publishes the document and the problem for View, and unlocks s.mu.
+func (s *Store) unlock() {
+	if v := s.view.Load(); v == nil || v.doc != s.cur || !sameErr(v.broken, s.broken) {
+		s.view.Store(&viewState{s.cur, s.broken})
+	}
+	s.mu.Unlock()
+}
+
+// sameErr reports whether a and b are the same error value (not merely alike).
+func sameErr(a, b error) bool {
+	defer func() { _ = recover() }() // an error of an uncomparable type: not the same
+	return a == b
 }
 
 // Reload re-reads workflows.json from disk unconditionally. On failure the previous good
@@ -147,7 +171,7 @@ func (s *Store) View() (*Doc, error) {
 // remembered, so Update refuses to write until the file is fixed.
 func (s *Store) Reload() (*Doc, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	err := s.loadLocked(true)
 	return s.cur, err
 }
@@ -167,7 +191,7 @@ func (s *Store) loadLocked(full bool) error {
 // It reports whether the document in memory changed.
 func (s *Store) Refresh() (doc *Doc, changed bool, err error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	before := s.cur
 	err = s.loadLocked(false)
 	return s.cur, s.cur != before, err
@@ -344,7 +368,7 @@ func Decode(data []byte) (*Doc, error) { return strictDecode(nil, data) }
 // it. Call it right after Reload, in the takeover; the next Update saves with it.
 func (s *Store) BeginEpoch() uint64 {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	s.epoch = s.cur.Epoch + 1
 	return s.epoch
 }
@@ -354,7 +378,7 @@ func (s *Store) EndEpoch() {
 	s.mu.Lock()
 	s.epoch = 0
 	s.home.StopWriting()
-	s.mu.Unlock()
+	s.unlock()
 }
 
 // Update is the only way to change the document. It refreshes from disk first if the file
@@ -399,7 +423,7 @@ type pending struct {
 // commit applies a batch of updates to one copy of the newest document and saves it once.
 func (s *Store) commit(batch []*pending) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	// finish answers every caller: with err if it had changes in the batch (or all is
 	// set), else with its own error or the document.
 	finish := func(doc *Doc, err error, all bool) {
@@ -579,7 +603,7 @@ func (s *Store) archiveLocked(doc *Doc) {
 // ArchiveProblem returns why the last attempt to archive finished runs failed, or nil.
 func (s *Store) ArchiveProblem() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	return s.archErr
 }
 
@@ -623,7 +647,7 @@ func (s *Store) save(doc *Doc) (fileStamp, error) {
 // workflows.json in place would spoil both.
 func (s *Store) KeepPrevious() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if s.broken != nil || s.cur.Generation == 0 {
 		return nil
 	}
@@ -635,7 +659,7 @@ func (s *Store) KeepPrevious() error {
 // lock holder calls it; workflows.json itself is never touched.
 func (s *Store) SaveLastGood() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if s.broken == nil || errors.Is(s.broken, ErrDamaged) || s.cur.Generation == 0 {
 		return nil // a damaged home changes no file, this one neither
 	}

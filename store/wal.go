@@ -823,7 +823,7 @@ func (s *Store) Checkpoint() error {
 	s.turn <- struct{}{} // between commits, as a commit
 	defer func() { <-s.turn }()
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	return s.home.Checkpoint(s.cur, s.checkpointCheckLocked)
 }
 
