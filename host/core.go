@@ -311,8 +311,12 @@ func (w *Core) gotLock(fl store.LockHold) {
 		_ = fl.Release()
 		return
 	}
-	if fl.Check() != nil {
-		w.opts.Logf("%v: the file locked is no longer %s; waiting on the new one", ErrLockLost, w.lockPath)
+	if err := fl.Check(); err != nil {
+		if w.etcd != nil { // an election won and lost again, or etcd not answering the check
+			w.opts.Logf("the writer lock just won on etcd home %s cannot be confirmed (%v); waiting for it again", w.etcd.url, err)
+		} else {
+			w.opts.Logf("%v: the file locked is no longer %s; waiting on the new one", ErrLockLost, w.lockPath)
+		}
 		_ = fl.Release()
 		w.waitForLock()
 		return
