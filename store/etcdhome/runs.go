@@ -20,6 +20,14 @@ import (
 //	                 the lease: the journal outlives the supervisor, so the reaper reads
 //	                 how the run ended.
 //	logtail          the last LogTailSize bytes of the run's log, not attached either.
+//	reaped           the tombstone a writer puts before it treats a run with no alive
+//	                 key as dead (MarkReaped); a supervisor that comes later is refused.
+//
+// The start race: a run is saved running before its supervisor has put its alive key.
+// A writer that finds no alive key puts the tombstone (guarded by its epoch and by the
+// alive key's absence) before it reaps; Supervise puts the alive key only if neither the
+// alive key nor the tombstone is there. Either the supervisor wins (alive: not reapable)
+// or the reaper does (the supervisor is refused, ErrReaped): never both.
 //
 // Every write of a supervisor is one transaction guarded by its alive key's
 // CreateRevision: once its lease is gone (and the reaper may have read the journal) it
@@ -47,8 +55,8 @@ type Supervisor struct {
 
 // Supervise makes the caller run id's supervisor: it grants a lease of Options.Lease,
 // puts the alive key (with id as its value) on it if the run has none, and starts
-// renewing the lease. ErrSupervised if another supervisor's alive key is there. The
-// caller must Close it.
+// renewing the lease. ErrSupervised if another supervisor's alive key is there, ErrReaped
+// if a writer reaped the run already (its tombstone). The caller must Close it.
 func (h *Home) Supervise(ctx context.Context, run string, id Identity) (*Supervisor, error) {
 	sent := time.Now() // the lease cannot expire before sent+TTL by etcd's clock
 	grant, err := h.cli.Grant(ctx, int64(h.ttl()))
@@ -57,10 +65,16 @@ func (h *Home) Supervise(ctx context.Context, run string, id Identity) (*Supervi
 	}
 	id.Lease = grant.ID
 	val, _ := json.Marshal(id)
-	resp, err := h.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(h.aliveKey(run)), "=", 0)).
-		Then(clientv3.OpPut(h.aliveKey(run), string(val), clientv3.WithLease(grant.ID))).Commit()
+	resp, err := h.cli.Txn(ctx).If(
+		clientv3.Compare(clientv3.CreateRevision(h.aliveKey(run)), "=", 0),
+		clientv3.Compare(clientv3.CreateRevision(h.reapedKey(run)), "=", 0),
+	).Then(clientv3.OpPut(h.aliveKey(run), string(val), clientv3.WithLease(grant.ID))).
+		Else(clientv3.OpGet(h.reapedKey(run), clientv3.WithCountOnly())).Commit()
 	if err == nil && !resp.Succeeded {
 		err = ErrSupervised
+		if rr := resp.Responses[0].GetResponseRange(); rr != nil && rr.Count > 0 {
+			err = ErrReaped
+		}
 	}
 	if err != nil {
 		h.cli.Revoke(context.WithoutCancel(ctx), grant.ID)
@@ -186,6 +200,7 @@ type RunState struct {
 	Alive   *Identity // the supervisor's alive key's value; nil when it is gone (dead)
 	Journal [][]byte  // the journal records in order
 	LogTail []byte
+	Reaped  bool // a writer put the run's tombstone (MarkReaped): no supervisor can start
 	Rev     int64
 }
 
@@ -212,6 +227,8 @@ func (h *Home) RunState(ctx context.Context, run string) (RunState, error) {
 			st.Alive = &id
 		case k == h.logTailKey(run):
 			st.LogTail = kv.Value
+		case k == h.reapedKey(run):
+			st.Reaped = true
 		case len(k) > len(jp) && k[:len(jp)] == jp:
 			if _, err := strconv.ParseUint(k[len(jp):], 10, 64); err == nil {
 				st.Journal = append(st.Journal, kv.Value)
@@ -221,23 +238,49 @@ func (h *Home) RunState(ctx context.Context, run string) (RunState, error) {
 	return st, nil
 }
 
-// ForgetRun deletes run id's supervisor keys once its outcome is saved, in a transaction
-// guarded by the term's epoch and by the alive key's absence: a run whose supervisor
-// lives is never forgotten. ErrSupervised if it lives, ErrFenced if the term ended.
+// MarkReaped puts run id's tombstone before the writer treats the run as dead, in a
+// transaction guarded by the term's epoch and by the alive key's absence: ErrSupervised
+// if the run's supervisor put its alive key first (it lives: not reapable), ErrFenced if
+// the term ended. Once it returns nil no supervisor can start the run (Supervise refuses
+// with ErrReaped). Idempotent.
+func (t *Term) MarkReaped(ctx context.Context, run string) error {
+	h := t.h
+	resp, err := h.cli.Txn(ctx).If(
+		clientv3.Compare(clientv3.CreateRevision(t.key), "=", t.epoch),
+		clientv3.Compare(clientv3.CreateRevision(h.aliveKey(run)), "=", 0),
+	).Then(clientv3.OpPut(h.reapedKey(run), fmt.Sprint(t.epoch))).Else(clientv3.OpGet(t.key)).Commit()
+	if err != nil {
+		return fmt.Errorf("etcd home %s: mark run %s reaped: %w", h.prefix, run, err)
+	}
+	return t.guardResult(resp, "mark run "+run+" reaped")
+}
+
+// guardResult turns a failed transaction guarded by the epoch and the alive key's
+// absence (its Else: a Get of the term's key) into ErrFenced or ErrSupervised.
+func (t *Term) guardResult(resp *clientv3.TxnResponse, what string) error {
+	if resp.Succeeded {
+		return nil
+	}
+	if rr := resp.Responses[0].GetResponseRange(); rr == nil || len(rr.Kvs) == 0 || rr.Kvs[0].CreateRevision != t.epoch {
+		return fmt.Errorf("etcd home %s: %s: %w", t.h.prefix, what, ErrFenced)
+	}
+	return fmt.Errorf("etcd home %s: %s: %w", t.h.prefix, what, ErrSupervised)
+}
+
+// ForgetRun deletes run id's journal and log tail once its outcome is saved, in a
+// transaction guarded by the term's epoch and by the alive key's absence: a run whose
+// supervisor lives is never forgotten. ErrSupervised if it lives, ErrFenced if the term
+// ended. The tombstone stays: a supervisor that comes after the run was settled must
+// still be refused.
 func (t *Term) ForgetRun(ctx context.Context, run string) error {
 	h := t.h
 	resp, err := h.cli.Txn(ctx).If(
 		clientv3.Compare(clientv3.CreateRevision(t.key), "=", t.epoch),
 		clientv3.Compare(clientv3.CreateRevision(h.aliveKey(run)), "=", 0),
-	).Then(clientv3.OpDelete(h.runPfx(run), clientv3.WithPrefix())).Else(clientv3.OpGet(t.key)).Commit()
+	).Then(clientv3.OpDelete(h.journalPfx(run), clientv3.WithPrefix()), clientv3.OpDelete(h.logTailKey(run))).
+		Else(clientv3.OpGet(t.key)).Commit()
 	if err != nil {
 		return fmt.Errorf("etcd home %s: forget run %s: %w", h.prefix, run, err)
 	}
-	if !resp.Succeeded {
-		if rr := resp.Responses[0].GetResponseRange(); rr == nil || len(rr.Kvs) == 0 || rr.Kvs[0].CreateRevision != t.epoch {
-			return fmt.Errorf("etcd home %s: forget run %s: %w", h.prefix, run, ErrFenced)
-		}
-		return fmt.Errorf("etcd home %s: forget run %s: %w", h.prefix, run, ErrSupervised)
-	}
-	return nil
+	return t.guardResult(resp, "forget run "+run)
 }

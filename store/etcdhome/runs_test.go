@@ -167,3 +167,63 @@ func TestLogTailRateLimited(t *testing.T) {
 		t.Fatalf("%d puts of the tail in %s, want 2..%d", v, elapsed, max)
 	}
 }
+
+// TestStartRaceReaperFirst: a run saved running whose supervisor has not yet put its
+// alive key is reaped (tombstone); the late supervisor is then refused (ErrReaped) and
+// puts nothing, also after the run's keys were forgotten: no step may start.
+func TestStartRaceReaperFirst(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	w := writer(t, h, ident("laptop", 10))
+	if err := w.MarkReaped(ctx, "late"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.MarkReaped(ctx, "late"); err != nil { // idempotent
+		t.Fatal(err)
+	}
+	if err := w.ForgetRun(ctx, "late"); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := h.Supervise(ctx, "late", ident("laptop", 31)); !errors.Is(err, ErrReaped) {
+		if s != nil {
+			s.Close(ctx)
+		}
+		t.Fatalf("late supervisor after the reap: %v, want ErrReaped", err)
+	}
+	st, err := h.RunState(ctx, "late")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Alive != nil || !st.Reaped {
+		t.Fatalf("after a refused supervisor: %+v, want no alive key and the tombstone", st)
+	}
+}
+
+// TestStartRaceSupervisorFirst: a supervisor whose alive key is there wins: the reaper's
+// tombstone is refused (ErrSupervised), so it never treats the run as dead; a writer whose
+// term ended cannot put one either (ErrFenced).
+func TestStartRaceSupervisorFirst(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	s := supervise(t, h, "early")
+	w := writer(t, h, ident("laptop", 10))
+	if err := w.MarkReaped(ctx, "early"); !errors.Is(err, ErrSupervised) {
+		t.Fatalf("tombstone of a supervised run: %v, want ErrSupervised", err)
+	}
+	st, err := h.RunState(ctx, "early")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Reapable() || st.Reaped {
+		t.Fatalf("supervised run after the refused reap: %+v", st)
+	}
+	if err := s.Append(ctx, []byte(`{"type":"start"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.MarkReaped(ctx, "other"); !errors.Is(err, ErrFenced) {
+		t.Fatalf("tombstone by a resigned writer: %v, want ErrFenced", err)
+	}
+}
