@@ -88,7 +88,11 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 		return
 	}
 	cancelLookedHook(run.ID) // tests only (hooks_on.go)
-	sup, err := e.startSupervisor(Spec{RunID: run.ID, Workflow: wf.Name, Steps: wf.Steps, Env: extra, Log: run.Log, Home: e.home})
+	spec := Spec{RunID: run.ID, Workflow: wf.Name, Steps: wf.Steps, Env: extra, Log: run.Log, Home: e.home}
+	if e.Shared != nil {
+		spec.Shared = e.Shared(&run)
+	}
+	sup, err := e.startSupervisor(spec)
 	if err != nil {
 		e.recordEnd(run.ID, f.attempt, failedWith(err.Error()), extra, runDir)
 		return
@@ -150,12 +154,16 @@ func (e *Engine) Adopt(r store.Run, adopt bool) {
 		return
 	}
 	f := e.register(r.ID, r.Attempt, adopt)
-	if r.CancelRequested { // asked before this engine knew the run: carried out now
+	if r.CancelRequested && !e.remote(&r) { // asked before this engine knew the run: carried out now
 		f.requestCancel(e.home, r.ID, CancelReasonOf(&r))
 	}
 	go func() {
 		defer e.wg.Done()
 		defer e.forget(r.ID)
+		if e.remote(&r) { // its supervisor is on another machine: through the shared home
+			e.followShared(f, r)
+			return
+		}
 		e.follow(f, r.ID, 0, 0, nil, RunDir(e.home, r.ID))
 	}()
 }

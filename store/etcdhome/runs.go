@@ -284,3 +284,44 @@ func (t *Term) ForgetRun(ctx context.Context, run string) error {
 	}
 	return t.guardResult(resp, "forget run "+run)
 }
+
+// WatchRun calls fn with run id's state (RunState) now and after every change of its
+// keys, until fn returns false or ctx ends (ctx.Err()). A broken watch or a compacted
+// revision reads the state again (after a pause, while etcd cannot be reached): fn may
+// see the same state twice, never a change left out. It blocks.
+func (h *Home) WatchRun(ctx context.Context, run string, fn func(RunState) bool) error {
+	for {
+		st, err := h.RunState(ctx, run)
+		if err == nil {
+			if !fn(st) {
+				return nil
+			}
+			err = h.awaitRunChange(ctx, run, st.Rev)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Second): // etcd unreachable: read again
+			}
+		}
+	}
+}
+
+// awaitRunChange returns once a key of run id changed after rev (nil), or the watch broke.
+func (h *Home) awaitRunChange(ctx context.Context, run string, rev int64) error {
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	defer cancel()
+	for resp := range h.cli.Watch(wctx, h.runPfx(run), clientv3.WithPrefix(), clientv3.WithRev(rev+1)) {
+		if err := resp.Err(); err != nil {
+			return err
+		}
+		if len(resp.Events) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("etcd home %s: the watch of run %s ended", h.prefix, run)
+}

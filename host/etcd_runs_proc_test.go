@@ -1,0 +1,273 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"baton/store"
+	"baton/store/etcdhome"
+	"baton/store/storetest/etcdtest"
+	"baton/workflow"
+	"baton/workflow/proc"
+)
+
+// Runs on an etcd home, with real processes: windows on "machines" (BATON_MACHINE, a
+// local folder, a proxy the test can cut), run supervisors holding their own leases, a
+// 3-member cluster. What each case checks is read from etcd itself.
+
+// awaitRunIn waits until run id in etcd's document satisfies ok, and returns it.
+func (v *etcdView) awaitRunIn(id string, timeout time.Duration, what string, ok func(r *store.Run) bool) store.Run {
+	v.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		d := v.doc()
+		if r := d.Run(id); r != nil && ok(r) {
+			return r.Clone()
+		}
+		if time.Now().After(deadline) {
+			v.t.Fatalf("run %s: %s: not within %s; runs %+v", id, what, timeout, d.Runs)
+		}
+		v.waitChange(d.Generation)
+	}
+}
+
+// waitChange returns once the document's meta changed after generation gen was read, or
+// after a second (a poll of the condition, not a pass/fail timer).
+func (v *etcdView) waitChange(gen uint64) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	for range v.cli.Watch(ctx, v.h.Prefix()+"/doc/meta") {
+		return
+	}
+}
+
+// runState reads run id's attempt in etcd (alive key, journal, tail).
+func (v *etcdView) runState(id string, attempt int) etcdhome.RunState {
+	v.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := v.h.RunState(ctx, workflow.SharedRunKey(id, attempt))
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	return st
+}
+
+// killRunsOf kills, at the end of a test, the supervisors and steps started from the
+// local folder of m (their marker names it, not the etcd home).
+func killRunsOf(t *testing.T, m *etcdMachine) {
+	t.Cleanup(func() { proc.KillAll(nil, [][]string{{workflow.EnvHome + "=" + m.local}}, 5*time.Second) })
+}
+
+func TestEtcdRuns(t *testing.T) {
+	c := etcdtest.StartCluster(t, 3)
+	cli := etcdtest.Client(t, c.Endpoints()...)
+
+	// A run on an etcd home: its supervisor holds its own lease and mirrors its journal;
+	// the outcome is recorded, with the machine it ran on; the supervisor's alive key goes
+	// with its end, its journal in etcd ends with the end record.
+	t.Run("RunCompletes", func(t *testing.T) {
+		v := newEtcdView(t, cli, "done")
+		m := newEtcdMachine(t, c, "m1")
+		killRunsOf(t, m)
+		a := m.window(t, "done", "2s")
+		if r := a.initialRole(); r != "writer" {
+			t.Fatalf("first window: %s", r)
+		}
+		a.ok(addWF("w", 1, "fail", "sh", "-c", "echo hello from the step"))
+		id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
+		r := v.awaitRunIn(id, 30*time.Second, "succeeded", func(r *store.Run) bool { return !r.Active() })
+		if r.Status != store.StatusSucceeded || r.Machine != "m1" || r.Attempt != 1 {
+			t.Fatalf("run: %+v", r)
+		}
+		st := v.runState(id, 1)
+		if st.Alive != nil {
+			t.Errorf("the supervisor's alive key is still there after the run ended: %+v", st.Alive)
+		}
+		j, err := workflow.FoldJournal("etcd", st.Journal)
+		if err != nil || !j.Ended || j.Status != store.StatusSucceeded || len(j.Steps) != 1 {
+			t.Fatalf("journal in etcd: %+v, %v (records %q)", j, err, st.Journal)
+		}
+		if !strings.Contains(string(st.LogTail), "hello from the step") {
+			t.Errorf("log tail in etcd: %q", st.LogTail)
+		}
+		if got := a.ok(map[string]any{"op": "snapshot"}); !strings.Contains(fmt.Sprint(got["runs"]), "machine:m1") {
+			t.Errorf("the snapshot does not show the run's machine: %v", got["runs"])
+		}
+	})
+
+	// The writer's machine is cut off mid-step: its supervisor cannot renew its lease and
+	// kills its step before the lease can expire; the other machine takes over, sees the
+	// lease go and re-queues the run (on_owner_lost requeue), whose second attempt runs
+	// there. Both attempts write their times (one clock: the same real host) to one file:
+	// the first attempt's last line comes before the second's first. The reverse control
+	// turns the kill off (a test hook) and must see the attempts overlap.
+	for _, killOff := range []bool{false, true} {
+		name := "CutOffNoOverlap"
+		if killOff {
+			name = "CutOffReverseControlOverlaps"
+		}
+		t.Run(name, func(t *testing.T) { cutOffRun(t, c, cli, killOff) })
+	}
+
+	// Adopt across machines: the writer on machine A is killed -9 (no survivor on A); its
+	// run's supervisor lives on. Machine B takes over after the lease, adopts the run
+	// through etcd (its journal and lease) and records its end, once.
+	t.Run("AdoptAcrossMachines", func(t *testing.T) {
+		v := newEtcdView(t, cli, "adopt")
+		ma, mb := newEtcdMachine(t, c, "ma"), newEtcdMachine(t, c, "mb")
+		killRunsOf(t, ma)
+		killRunsOf(t, mb)
+		gate := filepath.Join(t.TempDir(), "go")
+		a := ma.window(t, "adopt", "2s")
+		if r := a.initialRole(); r != "writer" {
+			t.Fatalf("first window: %s", r)
+		}
+		a.ok(addWF("w", 1, "adopt", "sh", "-c", "while [ ! -e "+gate+" ]; do sleep 0.02; done; echo released"))
+		b := mb.window(t, "adopt", "2s")
+		if r := b.initialRole(); r != "reader" {
+			t.Fatalf("second window: %s", r)
+		}
+		id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
+		waitStepStarted(t, v, id, 1)
+		from := b.nEvents()
+		a.kill9()
+		writerEventSince(t, b, from, 30*time.Second, "machine B must take over once A's writer lease expired")
+		r := v.awaitRunIn(id, 30*time.Second, "adopted by B", func(r *store.Run) bool {
+			return r.Owner != nil && r.Owner.PID == b.pid
+		})
+		if r.Status != store.StatusRunning || r.Machine != "ma" {
+			t.Fatalf("adopted run: %+v", r)
+		}
+		if st := v.runState(id, 1); st.Alive == nil || st.Alive.Machine != "ma" {
+			t.Fatalf("the supervisor on ma does not hold its lease: %+v", st)
+		}
+		if err := os.WriteFile(gate, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r = v.awaitRunIn(id, 30*time.Second, "ended", func(r *store.Run) bool { return !r.Active() })
+		if r.Status != store.StatusSucceeded || r.Attempt != 1 {
+			t.Fatalf("the adopted run's end, recorded by B: %+v", r)
+		}
+		gen := v.doc().Generation
+		b.ok(addWF("after", 1, "fail")) // a save after the end: the run is not changed again
+		if r2 := v.doc().Run(id); r2.Status != r.Status || !r2.Ended.Equal(r.Ended) || v.doc().Generation != gen+1 {
+			t.Fatalf("the run changed after its end was recorded: %+v", r2)
+		}
+	})
+}
+
+// waitStepStarted waits until the etcd journal of run id's attempt shows a step started.
+func waitStepStarted(t *testing.T, v *etcdView, id string, attempt int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st := v.runState(id, attempt)
+		if j, err := workflow.FoldJournal("etcd", st.Journal); err == nil && len(j.Steps) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s attempt %d: no step started in etcd's journal within 30s: %q", id, attempt, st.Journal)
+		}
+		v.waitRunChange(id, attempt, st.Rev)
+	}
+}
+
+// waitRunChange returns once a key of the run's attempt changed after rev, or after a
+// second.
+func (v *etcdView) waitRunChange(id string, attempt int, rev int64) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = v.h.WatchRun(ctx, workflow.SharedRunKey(id, attempt), func(st etcdhome.RunState) bool { return st.Rev <= rev })
+}
+
+func cutOffRun(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client, killOff bool) {
+	prefix := "cut"
+	if killOff {
+		prefix = "cutrev"
+	}
+	v := newEtcdView(t, cli, prefix)
+	ma, mb := newEtcdMachine(t, c, "ma"), newEtcdMachine(t, c, "mb")
+	killRunsOf(t, ma)
+	killRunsOf(t, mb)
+	dir := t.TempDir()
+	times, first := filepath.Join(dir, "times"), filepath.Join(dir, "first")
+	// Attempt 1 ticks until killed; attempt 2 writes its start, ticks a while, ends.
+	step := fmt.Sprintf(`if [ -e %[2]s ]; then echo "2 start $(date +%%s%%N)" >> %[1]s; i=0; while [ $i -lt 40 ]; do echo "2 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; i=$((i+1)); done; exit 0; fi
+touch %[2]s; while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; done`, times, first)
+	env := []string{}
+	if killOff {
+		env = append(env, workflow.EnvLeaseKillOff+"=1")
+	}
+	a := startChild(t, ma.home(prefix), withEnv(append(env, EnvMachine+"=ma", "BATON_TEST_LOCAL="+ma.local, "BATON_TEST_LEASE=2s")...))
+	if r := a.initialRole(); r != "writer" {
+		t.Fatalf("first window: %s", r)
+	}
+	a.ok(addWF("w", 1, "requeue", "sh", "-c", step))
+	b := mb.window(t, prefix, "2s")
+	if r := b.initialRole(); r != "reader" {
+		t.Fatalf("second window: %s", r)
+	}
+	id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
+	waitStepStarted(t, v, id, 1)
+	from := b.nEvents()
+	ma.proxy.Cut()
+	t.Cleanup(ma.proxy.Join)
+	writerEventSince(t, b, from, 30*time.Second, "machine B must take over once A's lease expired")
+	r := v.awaitRunIn(id, 60*time.Second, "attempt 2 ended on mb", func(r *store.Run) bool {
+		return r.Attempt == 2 && !r.Active()
+	})
+	if r.Status != store.StatusSucceeded || r.Machine != "mb" {
+		t.Fatalf("attempt 2: %+v", r)
+	}
+	last1, start2 := readTimes(t, times)
+	overlap := last1 >= start2
+	t.Logf("attempt 1's last tick %d ns, attempt 2's start %d ns: gap %s (kill before expiry off: %v)",
+		last1, start2, time.Duration(start2-last1), killOff)
+	switch {
+	case !killOff && overlap:
+		t.Fatalf("attempt 1 on the cut-off machine still ran when attempt 2 started: last tick %d >= start %d", last1, start2)
+	case killOff && !overlap:
+		t.Fatalf("reverse control: with the kill before expiry off, the attempts should overlap, but attempt 1's last tick %d < attempt 2's start %d", last1, start2)
+	}
+}
+
+// readTimes returns attempt 1's last tick and attempt 2's start from the times file.
+func readTimes(t *testing.T, path string) (last1, start2 int64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) != 3 {
+			continue
+		}
+		ns, err := strconv.ParseInt(fs[2], 10, 64)
+		if err != nil {
+			continue
+		}
+		switch {
+		case fs[0] == "1" && ns > last1:
+			last1 = ns
+		case fs[0] == "2" && fs[1] == "start" && start2 == 0:
+			start2 = ns
+		}
+	}
+	if last1 == 0 || start2 == 0 {
+		t.Fatalf("times file %s lacks attempt 1's ticks or attempt 2's start", path)
+	}
+	return last1, start2
+}
