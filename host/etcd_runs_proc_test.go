@@ -230,6 +230,9 @@ touch %[2]s; while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; don
 		t.Fatalf("attempt 2: %+v", r)
 	}
 	last1, start2 := readTimes(t, times)
+	if b, err := os.ReadFile(filepath.Join(ma.local, "runs", id+".log")); err == nil {
+		t.Logf("attempt 1's log on ma:\n%s", b)
+	}
 	overlap := last1 >= start2
 	t.Logf("attempt 1's last tick %d ns, attempt 2's start %d ns: gap %s (kill before expiry off: %v)",
 		last1, start2, time.Duration(start2-last1), killOff)

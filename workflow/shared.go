@@ -118,7 +118,7 @@ func (sh *shared) lose(p *runProc, why error) {
 	if !first {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "baton supervisor: %s\n", msg)
+	fmt.Fprintf(os.Stderr, "baton supervisor, %s: %s\n", time.Now().Format(time.RFC3339Nano), msg)
 	if leaseKillOff() {
 		return
 	}

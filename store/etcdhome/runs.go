@@ -96,35 +96,53 @@ func RenewMargin(ttl time.Duration) time.Duration { return ttl / 4 }
 // renew keeps the lease alive. granted is when the grant was sent: the lease cannot
 // expire before granted+ttl by etcd's clock, so the supervisor's deadline is that minus
 // the margin by its own. Each renewal that succeeds moves the deadline to the time its
-// request was sent plus the TTL etcd answered, minus the margin.
+// request was sent plus the TTL etcd answered, minus the margin. A renewal never waits
+// past the deadline: Lost closes at the deadline even while etcd does not answer.
 func (s *Supervisor) renew(ctx context.Context, granted time.Time) {
 	defer close(s.done)
-	deadline := time.NewTimer(time.Until(granted.Add(s.ttl - s.margin)))
-	defer deadline.Stop()
+	deadline := granted.Add(s.ttl - s.margin)
 	tick := time.NewTicker(s.ttl / 6)
 	defer tick.Stop()
 	for {
+		wait := time.NewTimer(time.Until(deadline))
 		select {
 		case <-ctx.Done():
+			wait.Stop()
 			return
-		case <-deadline.C:
-			s.lose(fmt.Errorf("run %s: the supervisor's lease could not be renewed before %s of its %s were left", s.run, s.margin, s.ttl))
+		case <-wait.C:
+			s.loseLate()
 			return
 		case <-tick.C:
+			wait.Stop()
 		}
 		sent := time.Now()
-		rctx, cancel := context.WithTimeout(ctx, s.ttl/3)
+		rctx, cancel := context.WithDeadline(ctx, earliest(sent.Add(s.ttl/3), deadline))
 		resp, err := s.h.cli.KeepAliveOnce(rctx, s.lease)
 		cancel()
 		switch {
 		case err == nil && resp.TTL > 0:
-			deadline.Reset(time.Until(sent.Add(time.Duration(resp.TTL)*time.Second - s.margin)))
+			deadline = sent.Add(time.Duration(resp.TTL)*time.Second - s.margin)
 		case err == nil || isLeaseNotFound(err):
 			s.lose(fmt.Errorf("run %s: the supervisor's lease is gone", s.run))
 			return
 		}
 		// Other errors (etcd unreachable): try again until the deadline.
+		if ctx.Err() == nil && !time.Now().Before(deadline) {
+			s.loseLate()
+			return
+		}
 	}
+}
+
+func (s *Supervisor) loseLate() {
+	s.lose(fmt.Errorf("run %s: the supervisor's lease could not be renewed before %s of its %s were left", s.run, s.margin, s.ttl))
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 func (s *Supervisor) lose(why error) {
