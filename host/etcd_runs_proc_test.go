@@ -119,6 +119,10 @@ func TestEtcdRuns(t *testing.T) {
 		t.Run(name, func(t *testing.T) { cutOffRun(t, c, cli, killOff) })
 	}
 
+	for _, policy := range []string{"fail", "requeue", "adopt"} {
+		t.Run("SameMachineKill9/"+policy, func(t *testing.T) { sameMachinePolicy(t, c, cli, policy) })
+	}
+
 	// Adopt across machines: the writer on machine A is killed -9 (no survivor on A); its
 	// run's supervisor lives on. Machine B takes over after the lease, adopts the run
 	// through etcd (its journal and lease) and records its end, once.
@@ -164,6 +168,79 @@ func TestEtcdRuns(t *testing.T) {
 			t.Fatalf("the run changed after its end was recorded: %+v", r2)
 		}
 	})
+}
+
+// sameMachinePolicy: two windows on one machine; the writer is killed -9 mid-step and
+// the survivor takes over at once (its instance lock proves the death). fail: the run is
+// killed and failed; requeue: killed, and its second attempt runs to its end; adopt: the
+// run goes on and the survivor records its end. Attempt 1's step blocks on a gate the
+// test opens once the policy was applied; a killed step never gets to write its line.
+func sameMachinePolicy(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client, policy string) {
+	prefix := "same-" + policy
+	v := newEtcdView(t, cli, prefix)
+	m := newEtcdMachine(t, c, "m1")
+	killRunsOf(t, m)
+	dir := t.TempDir()
+	gate, first, out, pidFile := filepath.Join(dir, "gate"), filepath.Join(dir, "first"), filepath.Join(dir, "out"), filepath.Join(dir, "pid")
+	step := fmt.Sprintf(`if [ -e %[2]s ]; then echo attempt2 >> %[3]s; exit 0; fi; touch %[2]s; echo $$ > %[4]s; while [ ! -e %[1]s ]; do sleep 0.02; done; echo attempt1 >> %[3]s`, gate, first, out, pidFile)
+	a := m.window(t, prefix, "30s")
+	if r := a.initialRole(); r != "writer" {
+		t.Fatalf("first window: %s", r)
+	}
+	a.ok(addWF("w", 1, policy, "sh", "-c", step))
+	b := m.window(t, prefix, "30s")
+	if r := b.initialRole(); r != "reader" {
+		t.Fatalf("second window: %s", r)
+	}
+	id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
+	waitStepStarted(t, v, id, 1)
+	var pid int
+	var start uint64
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) { // polls a condition
+		bs, err := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(bs)))
+		if start, _ = proc.Start(pid); err == nil && pid > 0 && start > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("attempt 1's step did not say its pid within 30s")
+		}
+	}
+	from := b.nEvents()
+	a.kill9()
+	writerEventSince(t, b, from, 15*time.Second, "the same machine's survivor must take over at once")
+	var r store.Run
+	switch policy {
+	case "fail":
+		r = v.awaitRunIn(id, 30*time.Second, "failed", func(r *store.Run) bool { return !r.Active() })
+	case "requeue":
+		r = v.awaitRunIn(id, 30*time.Second, "attempt 2 ended", func(r *store.Run) bool { return r.Attempt == 2 && !r.Active() })
+	case "adopt":
+		v.awaitRunIn(id, 30*time.Second, "adopted", func(r *store.Run) bool { return r.Owner != nil && r.Owner.PID == b.pid })
+	}
+	if policy != "adopt" { // recorded only once its processes were killed
+		if proc.Alive(pid, start) {
+			t.Fatalf("%s: attempt 1's step pid %d is alive after the run was settled", policy, pid)
+		}
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if policy == "adopt" {
+		r = v.awaitRunIn(id, 30*time.Second, "ended", func(r *store.Run) bool { return !r.Active() })
+	}
+	want := map[string]string{"fail": store.StatusFailed, "requeue": store.StatusSucceeded, "adopt": store.StatusSucceeded}[policy]
+	if r.Status != want || r.Machine != "m1" {
+		t.Fatalf("%s: run %+v, want %s", policy, r, want)
+	}
+	got, _ := os.ReadFile(out)
+	wantOut := map[string]string{"fail": "", "requeue": "attempt2\n", "adopt": "attempt1\n"}[policy]
+	if string(got) != wantOut {
+		t.Fatalf("%s: the steps wrote %q, want %q", policy, got, wantOut)
+	}
+	if r2 := v.doc().Run(id); r2.Status != r.Status || !r2.Ended.Equal(r.Ended) {
+		t.Fatalf("the run changed after its end was recorded: %+v", r2)
+	}
 }
 
 // waitStepStarted waits until the etcd journal of run id's attempt shows a step started.
