@@ -172,3 +172,24 @@ func etcdTerm(hold store.LockHold) *etcdhome.Term {
 	}
 	return nil
 }
+
+// RemoteLogTail is for a run whose log is on another machine (an etcd home; logs stay on
+// the machine that ran the run): the last 64 KiB of the log, kept in etcd, and where the
+// whole log is. remote is false when the log is here (or the home is a folder): read
+// RunLogPath then. It blocks for one etcd read.
+func (w *Core) RemoteLogTail(r *store.Run) (tail []byte, where string, remote bool, err error) {
+	if w.etcd == nil || r.Machine == "" {
+		return nil, "", false, nil
+	}
+	if _, err := os.Lstat(RunLogPath(r, w.home)); err == nil && r.Machine == w.etcd.machine {
+		return nil, "", false, nil
+	}
+	where = fmt.Sprintf("machine %s, %s", r.Machine, RunLogPath(r, w.home))
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeoutEtcd)
+	defer cancel()
+	st, err := w.etcd.home.RunState(ctx, workflow.SharedRunKey(r.ID, r.Attempt))
+	if err != nil {
+		return nil, where, true, fmt.Errorf("run %s: its log is on %s and its tail cannot be read from etcd: %w", r.ID, where, err)
+	}
+	return st.LogTail, where, true, nil
+}

@@ -165,6 +165,13 @@ func TestEtcdRuns(t *testing.T) {
 		if r.Status != store.StatusSucceeded || r.Attempt != 1 {
 			t.Fatalf("the adopted run's end, recorded by B: %+v", r)
 		}
+		// baton logs on machine B: the log is on ma; the tail comes from etcd, saying where
+		// the whole log is.
+		var lb lockedBuf
+		res := <-cliStart(&lb, []string{"logs", id, "--home", mb.home("adopt"), "--local", mb.local})
+		if res.code != 0 || !strings.Contains(res.stdout, "released") || !strings.Contains(res.stderr, "machine ma") {
+			t.Fatalf("baton logs on another machine: %+v", res)
+		}
 		gen := v.doc().Generation
 		b.ok(addWF("after", 1, "fail")) // a save after the end: the run is not changed again
 		if r2 := v.doc().Run(id); r2.Status != r.Status || !r2.Ended.Equal(r.Ended) || v.doc().Generation != gen+1 {

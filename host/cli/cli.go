@@ -46,6 +46,7 @@ import (
 
 	"baton/host"
 	"baton/store"
+	"baton/store/etcdhome"
 	"baton/workflow"
 )
 
@@ -656,6 +657,20 @@ func (c *cli) logs(args []string) int {
 	sink := io.Writer(c.stdout)
 	if c.json {
 		sink = &out
+	}
+	if tail, where, remote, err := w.RemoteLogTail(&r); remote { // an etcd home: the log is on another machine
+		if err != nil {
+			return c.fail(err)
+		}
+		fmt.Fprintf(c.stderr, "baton logs: run %s ran on another machine; its whole log is there (%s). The last %d KiB, kept in etcd:\n",
+			r.ID, where, etcdhome.LogTailSize>>10)
+		_, _ = sink.Write(tail)
+		if c.json {
+			res := resultOf(&r, w.Home())
+			res.Output = out.String()
+			c.printJSON(res)
+		}
+		return exitOK
 	}
 	var off int64
 	var refused error // a log that is not Baton's own (a symlink): never printed
