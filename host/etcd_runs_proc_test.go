@@ -126,6 +126,13 @@ func TestEtcdRuns(t *testing.T) {
 		t.Run("SameMachineKill9/"+policy, func(t *testing.T) { sameMachinePolicy(t, c, cli, policy) })
 	}
 
+	// A schedule on an etcd home fires; its run lock holds across machines: the writer
+	// on A is killed -9 while the schedule's run (on_owner_lost adopt) runs on A; B takes
+	// over, adopts the run through etcd, and while it runs skips the occurrences that come
+	// due (the lock); once it ends, the next occurrence runs on B. No two runs of the
+	// schedule ever run at once (their times, from one clock, do not overlap).
+	t.Run("ScheduleLockAcrossMachines", func(t *testing.T) { scheduleAcrossMachines(t, c, cli) })
+
 	// Adopt across machines: the writer on machine A is killed -9 (no survivor on A); its
 	// run's supervisor lives on. Machine B takes over after the lease, adopts the run
 	// through etcd (its journal and lease) and records its end, once.
@@ -360,4 +367,115 @@ func readTimes(t *testing.T, path string) (last1, start2 int64) {
 		t.Fatalf("times file %s lacks attempt 1's ticks or attempt 2's start", path)
 	}
 	return last1, start2
+}
+
+func scheduleAcrossMachines(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client) {
+	v := newEtcdView(t, cli, "sched")
+	ma, mb := newEtcdMachine(t, c, "ma"), newEtcdMachine(t, c, "mb")
+	killRunsOf(t, ma)
+	killRunsOf(t, mb)
+	dir := t.TempDir()
+	gate, first, times := filepath.Join(dir, "gate"), filepath.Join(dir, "first"), filepath.Join(dir, "times")
+	step := fmt.Sprintf(`echo "start $(date +%%s%%N)" >> %[3]s; if [ ! -e %[2]s ]; then touch %[2]s; while [ ! -e %[1]s ]; do sleep 0.02; done; fi; echo "end $(date +%%s%%N)" >> %[3]s`, gate, first, times)
+	a := ma.window(t, "sched", "2s")
+	if r := a.initialRole(); r != "writer" {
+		t.Fatalf("first window: %s", r)
+	}
+	a.ok(addWF("w", 1, "adopt", "sh", "-c", step))
+	b := mb.window(t, "sched", "2s")
+	if r := b.initialRole(); r != "reader" {
+		t.Fatalf("second window: %s", r)
+	}
+	sc := a.ok(map[string]any{"op": "add_schedule", "schedule": map[string]any{"workflow": "w", "every": "1s", "overlap": "skip"}})
+	t.Logf("schedule: %v", sc)
+	var r1 store.Run
+	for deadline := time.Now().Add(30 * time.Second); r1.ID == ""; {
+		d := v.doc()
+		for _, r := range d.Runs {
+			if r.Schedule != "" && r.Status == store.StatusRunning {
+				r1 = r.Clone()
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no scheduled run within 30s: %+v", d.Runs)
+		}
+		if r1.ID == "" {
+			v.waitChange(d.Generation)
+		}
+	}
+	if r1.Machine != "ma" {
+		t.Fatalf("the first scheduled run: %+v", r1)
+	}
+	waitStepStarted(t, v, r1.ID, 1)
+	from := b.nEvents()
+	a.kill9()
+	writerEventSince(t, b, from, 30*time.Second, "machine B must take over once A's lease expired")
+	// B's scheduler passes occurrences due after the takeover while run 1 holds the lock.
+	skippedAfter := time.Now().Add(2 * time.Second)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		d := v.doc()
+		if len(d.Schedules) != 1 {
+			t.Fatalf("schedules: %+v", d.Schedules)
+		}
+		if d.Schedules[0].LastDue.After(skippedAfter) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("B's scheduler did not pass an occurrence within 30s: %+v", d.Schedules[0])
+		}
+		v.waitChange(d.Generation)
+	}
+	d := v.doc()
+	for _, r := range d.Runs {
+		if r.Schedule != "" && r.ID != r1.ID {
+			t.Fatalf("a second run of the schedule while run %s holds its lock: %+v", r1.ID, r)
+		}
+	}
+	if r := d.Run(r1.ID); r.Status != store.StatusRunning || r.Owner == nil || r.Owner.PID != b.pid {
+		t.Fatalf("run 1 is not adopted by B: %+v", r)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		d := v.doc()
+		var onB bool
+		for _, r := range d.Runs {
+			onB = onB || (r.Schedule != "" && r.Machine == "mb" && r.Status == store.StatusSucceeded)
+		}
+		if onB {
+			if r := d.Run(r1.ID); r.Status != store.StatusSucceeded {
+				t.Fatalf("run 1: %+v", r)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no scheduled run succeeded on mb within 30s: %+v", d.Runs)
+		}
+		v.waitChange(d.Generation)
+	}
+	checkNoOverlap(t, times)
+}
+
+// checkNoOverlap fails if two runs' start/end intervals in the times file overlap
+// (start and end lines alternate while runs never overlap).
+func checkNoOverlap(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "start"
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.HasPrefix(line, want+" ") {
+			t.Fatalf("runs of the schedule overlap: %q where a %q line was due:\n%s", line, want, b)
+		}
+		if want == "start" {
+			want = "end"
+		} else {
+			want, n = "start", n+1
+		}
+	}
+	t.Logf("%d runs of the schedule, none beside another", n)
 }
