@@ -293,25 +293,30 @@ type runResult struct {
 	LogTail     string `json:"log_tail,omitempty"` // run --wait: its last lines
 	Output      string `json:"output,omitempty"`   // logs: the whole log
 	ForwardedTo int    `json:"forwarded_to,omitempty"`
+	Machine     string `json:"machine,omitempty"` // an etcd home: the machine the run ran on
 	// LogCut: the log could not be written whole (a full disk): how much it kept, and why.
 	LogCut *store.LogCut `json:"log_cut,omitempty"`
 }
 
 func resultOf(r *store.Run, home string) runResult {
 	return runResult{ID: r.ID, Workflow: r.Workflow, Status: r.Status, Error: r.Error, ExitCode: r.ExitCode,
-		DurationMS: r.Duration(time.Now()).Milliseconds(), Log: host.RunLogPath(r, home), LogCut: r.LogCut}
+		DurationMS: r.Duration(time.Now()).Milliseconds(), Log: host.RunLogPath(r, home), LogCut: r.LogCut, Machine: r.Machine}
 }
 
 // runNote is what the command line says of a run beside its status: its error and, when
 // its log was cut, how and why ("log cut at 12.3 KiB: no space left on device").
 func runNote(r *store.Run) string {
-	if r.LogCut == nil {
-		return r.Error
+	var notes []string
+	if r.Machine != "" { // an etcd home: where it runs
+		notes = append(notes, "on machine "+r.Machine)
 	}
-	if r.Error == "" {
-		return r.LogCut.String()
+	if r.Error != "" {
+		notes = append(notes, r.Error)
 	}
-	return r.Error + "; " + r.LogCut.String()
+	if r.LogCut != nil {
+		notes = append(notes, r.LogCut.String())
+	}
+	return strings.Join(notes, "; ")
 }
 
 // run is `baton run WORKFLOW [--task T] [--wait]`.
