@@ -193,3 +193,18 @@ func (w *Core) RemoteLogTail(r *store.Run) (tail []byte, where string, remote bo
 	}
 	return st.LogTail, where, true, nil
 }
+
+// forgetEtcdRun removes what run id's supervisors left in etcd (journals, log tails; not
+// the tombstones), once retention dropped the run: term t's epoch guards it. A no-op on a
+// folder home; an error is logged (the keys wait for the next pass).
+func (w *Core) forgetEtcdRun(t *Term, id string) {
+	term := etcdTerm(t.lock)
+	if w.etcd == nil || term == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(t.ctx, opTimeoutEtcd)
+	defer cancel()
+	if err := term.ForgetRunAttempts(ctx, id); err != nil {
+		w.opts.Logf("retention: %v", err)
+	}
+}

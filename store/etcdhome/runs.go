@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -342,4 +344,30 @@ func (h *Home) awaitRunChange(ctx context.Context, run string, rev int64) error 
 		}
 	}
 	return fmt.Errorf("etcd home %s: the watch of run %s ended", h.prefix, run)
+}
+
+// ForgetRunAttempts forgets (ForgetRun) every attempt of run id whose keys are named
+// <id>@<attempt>, as Baton names them; an attempt whose supervisor lives is skipped
+// (ErrSupervised is not an error here). It returns the first other error.
+func (t *Term) ForgetRunAttempts(ctx context.Context, id string) error {
+	pfx := t.h.runPfx(id + "@")
+	pfx = pfx[:len(pfx)-1] // runs/<id>@ : every attempt
+	resp, err := t.h.cli.Get(ctx, pfx, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		return fmt.Errorf("etcd home %s: read the keys of run %s: %w", t.h.prefix, id, err)
+	}
+	seen := map[string]bool{}
+	for _, kv := range resp.Kvs {
+		rest := string(kv.Key)[len(t.h.prefix+"/runs/"):]
+		esc, _, _ := strings.Cut(rest, "/")
+		key, err := url.PathUnescape(esc)
+		if err != nil || seen[key] {
+			continue
+		}
+		seen[key] = true
+		if err := t.ForgetRun(ctx, key); err != nil && !errors.Is(err, ErrSupervised) {
+			return err
+		}
+	}
+	return nil
 }

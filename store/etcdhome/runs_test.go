@@ -227,3 +227,36 @@ func TestStartRaceSupervisorFirst(t *testing.T) {
 		t.Fatalf("tombstone by a resigned writer: %v, want ErrFenced", err)
 	}
 }
+
+// TestForgetRunAttempts: every attempt's journal and tail go, a live attempt's stay, the
+// tombstones stay, and another run's keys are not touched.
+func TestForgetRunAttempts(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	w := writer(t, h, ident("laptop", 10))
+	for _, k := range []string{"r7@1", "r7@2", "r70@1"} {
+		s := supervise(t, h, k)
+		if err := s.Append(ctx, []byte(`{"type":"start"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if k != "r7@2" {
+			if err := s.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.MarkReaped(ctx, "r7@3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.ForgetRunAttempts(ctx, "r7"); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]int{"r7@1": 0, "r7@2": 1, "r70@1": 1} {
+		if st, err := h.RunState(ctx, k); err != nil || len(st.Journal) != want {
+			t.Errorf("%s after forgetting r7: %d records (%v), want %d", k, len(st.Journal), err, want)
+		}
+	}
+	if st, _ := h.RunState(ctx, "r7@3"); !st.Reaped {
+		t.Error("the tombstone of r7@3 was forgotten")
+	}
+}
