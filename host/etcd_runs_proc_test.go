@@ -300,7 +300,7 @@ func cutOffRun(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client, killOff 
 touch %[2]s; while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; done`, times, first)
 	env := []string{}
 	if killOff {
-		env = append(env, workflow.EnvLeaseKillOff+"=1")
+		env = append(env, "BATON_TEST_LEASE_KILL_OFF=1") // workflow/hooks_on.go
 	}
 	a := startChild(t, ma.home(prefix), withEnv(append(env, EnvMachine+"=ma", "BATON_TEST_LOCAL="+ma.local, "BATON_TEST_LEASE=2s")...))
 	if r := a.initialRole(); r != "writer" {

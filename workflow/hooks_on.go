@@ -56,8 +56,8 @@ func cancelLookedHook(id string) {
 	}
 }
 
-// EnvLeaseKillOff, set to 1 in a supervisor's environment, keeps it from killing its steps
+// envLeaseKillOff, set to 1 in a supervisor's environment, keeps it from killing its steps
 // when its lease in a shared home is lost: the reverse control of the kill before expiry.
-const EnvLeaseKillOff = "BATON_TEST_LEASE_KILL_OFF"
+const envLeaseKillOff = "BATON_TEST_LEASE_KILL_OFF"
 
-func leaseKillOff() bool { return os.Getenv(EnvLeaseKillOff) == "1" }
+func leaseKillOff() bool { return os.Getenv(envLeaseKillOff) == "1" }
