@@ -106,8 +106,9 @@ func (e *etcdWire) sharedWatch(ctx context.Context, key string, fn func(j *workf
 // supervision is what etcd knows of run r's supervisor (this attempt's), for term's
 // reaper. Alive while its alive key is there (Remote if on another machine); a read
 // error is alive. With no alive key the run is dead only once the term's tombstone is
-// in (MarkReaped): a supervisor that puts its alive key first wins, and one that comes
-// later is refused, so a reaped run never also runs.
+// in (MarkReaped), judged by what etcd holds after it: a supervisor that puts its alive
+// key first wins, and one that comes later is refused, so a reaped run never also runs.
+// term is the takeover's etcd term (nil: nothing is ever taken for dead).
 func (e *etcdWire) supervision(term *etcdhome.Term, r *store.Run) workflow.Supervision {
 	key := workflow.SharedRunKey(r.ID, r.Attempt)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeoutEtcd)
@@ -129,15 +130,24 @@ func (e *etcdWire) supervision(term *etcdhome.Term, r *store.Run) workflow.Super
 			s.Evidence = fmt.Sprintf("its supervisor pid %d on machine %s holds its lease in etcd", st.Alive.Owner.PID, st.Alive.Machine)
 			return s
 		}
-		if !st.Reaped && term != nil && try < 3 {
+		if !st.Reaped && term == nil {
+			s.Alive, s.Remote = true, r.Machine != e.machine
+			s.Evidence = "no writer term to put the run's tombstone with: never taken for dead"
+			return s
+		}
+		if !st.Reaped {
 			err := term.MarkReaped(ctx, key)
-			if errors.Is(err, etcdhome.ErrSupervised) {
-				continue // its supervisor came first: read it again
+			if err == nil || errors.Is(err, etcdhome.ErrSupervised) {
+				// Read again: a supervisor that came first (alive now, or gone already
+				// with its journal) is judged by what it left; after the tombstone none
+				// can start, so that read is final.
+				if try < 5 {
+					continue
+				}
+				err = errors.New("the run's keys keep changing")
 			}
-			if err != nil {
-				return workflow.Supervision{Alive: true, Remote: r.Machine != e.machine,
-					Evidence: fmt.Sprintf("the run's tombstone could not be put (%v): never taken for dead", err)}
-			}
+			return workflow.Supervision{Alive: true, Remote: r.Machine != e.machine,
+				Evidence: fmt.Sprintf("the run's tombstone could not be put (%v): never taken for dead", err)}
 		}
 		s.Evidence = "its supervisor holds no lease in etcd (gone, or never started: no supervisor may start it now)"
 		return s
