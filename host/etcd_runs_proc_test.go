@@ -324,8 +324,13 @@ touch %[2]s; while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; don
 		t.Fatalf("attempt 2: %+v", r)
 	}
 	last1, start2 := readTimes(t, times)
-	if b, err := os.ReadFile(filepath.Join(ma.local, "runs", id+".log")); err == nil {
-		t.Logf("attempt 1's log on ma:\n%s", b)
+	logA, _ := os.ReadFile(filepath.Join(ma.local, "runs", id+".log"))
+	if !killOff { // the cut-off supervisor said why, in its log and its local journal
+		j, err := workflow.ReadJournal(ma.local, id)
+		if err != nil || !j.Ended || j.Status != store.StatusFailed || !strings.Contains(j.Error, "lost its lease") ||
+			!strings.Contains(string(logA), "lost its lease") {
+			t.Errorf("attempt 1's local record on ma: journal %+v (%v); log:\n%s", j, err, logA)
+		}
 	}
 	overlap := last1 >= start2
 	t.Logf("attempt 1's last tick %d ns, attempt 2's start %d ns: gap %s (kill before expiry off: %v)",
