@@ -71,6 +71,7 @@ func (s *sharedRun) Append(ctx context.Context, rec []byte) error { return s.sup
 func (s *sharedRun) LogTail() io.WriteCloser                      { return s.sup.LogTail() }
 func (s *sharedRun) Lost() <-chan struct{}                        { return s.sup.Lost() }
 func (s *sharedRun) Why() error                                   { return s.sup.Why() }
+func (s *sharedRun) Cancels() <-chan string                       { return s.sup.Cancels() }
 func (s *sharedRun) Close() error {
 	err := s.sup.Close(context.Background())
 	_ = s.cli.Close()
@@ -85,7 +86,18 @@ func (e *etcdWire) sharedSpec(r *store.Run) *workflow.SharedSpec {
 
 // wireEngine makes term t's engine run and follow runs through the etcd home.
 func (e *etcdWire) wireEngine(eng *workflow.Engine) {
-	eng.Shared, eng.Machine, eng.SharedWatch = e.sharedSpec, e.machine, e.sharedWatch
+	eng.Shared, eng.Machine, eng.SharedWatch, eng.SharedCancel = e.sharedSpec, e.machine, e.sharedWatch, e.sharedCancel
+}
+
+// sharedCancel is workflow.Engine.SharedCancel: the run's cancel key in etcd.
+func (e *etcdWire) sharedCancel(key, reason string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeoutEtcd)
+	defer cancel()
+	ok, err := e.home.RequestCancel(ctx, key, reason)
+	if err == nil && !ok {
+		err = fmt.Errorf("run %s: %w", key, workflow.ErrSupervisorGone)
+	}
+	return err
 }
 
 // sharedWatch is workflow.Engine.SharedWatch: run key's state in etcd, folded.

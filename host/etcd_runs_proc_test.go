@@ -136,55 +136,10 @@ func TestEtcdRuns(t *testing.T) {
 	// Adopt across machines: the writer on machine A is killed -9 (no survivor on A); its
 	// run's supervisor lives on. Machine B takes over after the lease, adopts the run
 	// through etcd (its journal and lease) and records its end, once.
-	t.Run("AdoptAcrossMachines", func(t *testing.T) {
-		v := newEtcdView(t, cli, "adopt")
-		ma, mb := newEtcdMachine(t, c, "ma"), newEtcdMachine(t, c, "mb")
-		killRunsOf(t, ma)
-		killRunsOf(t, mb)
-		gate := filepath.Join(t.TempDir(), "go")
-		a := ma.window(t, "adopt", "2s")
-		if r := a.initialRole(); r != "writer" {
-			t.Fatalf("first window: %s", r)
-		}
-		a.ok(addWF("w", 1, "adopt", "sh", "-c", "while [ ! -e "+gate+" ]; do sleep 0.02; done; echo released"))
-		b := mb.window(t, "adopt", "2s")
-		if r := b.initialRole(); r != "reader" {
-			t.Fatalf("second window: %s", r)
-		}
-		id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
-		waitStepStarted(t, v, id, 1)
-		from := b.nEvents()
-		a.kill9()
-		writerEventSince(t, b, from, 30*time.Second, "machine B must take over once A's writer lease expired")
-		r := v.awaitRunIn(id, 30*time.Second, "adopted by B", func(r *store.Run) bool {
-			return r.Owner != nil && r.Owner.PID == b.pid
-		})
-		if r.Status != store.StatusRunning || r.Machine != "ma" {
-			t.Fatalf("adopted run: %+v", r)
-		}
-		if st := v.runState(id, 1); st.Alive == nil || st.Alive.Machine != "ma" {
-			t.Fatalf("the supervisor on ma does not hold its lease: %+v", st)
-		}
-		if err := os.WriteFile(gate, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		r = v.awaitRunIn(id, 30*time.Second, "ended", func(r *store.Run) bool { return !r.Active() })
-		if r.Status != store.StatusSucceeded || r.Attempt != 1 {
-			t.Fatalf("the adopted run's end, recorded by B: %+v", r)
-		}
-		// baton logs on machine B: the log is on ma; the tail comes from etcd, saying where
-		// the whole log is.
-		var lb lockedBuf
-		res := <-cliStart(&lb, []string{"logs", id, "--home", mb.home("adopt"), "--local", mb.local})
-		if res.code != 0 || !strings.Contains(res.stdout, "released") || !strings.Contains(res.stderr, "machine ma") {
-			t.Fatalf("baton logs on another machine: %+v", res)
-		}
-		gen := v.doc().Generation
-		b.ok(addWF("after", 1, "fail")) // a save after the end: the run is not changed again
-		if r2 := v.doc().Run(id); r2.Status != r.Status || !r2.Ended.Equal(r.Ended) || v.doc().Generation != gen+1 {
-			t.Fatalf("the run changed after its end was recorded: %+v", r2)
-		}
-	})
+	t.Run("AdoptAcrossMachines", func(t *testing.T) { adoptAcross(t, c, cli, false) })
+	// The same, and B cancels the adopted run: through etcd, its supervisor on ma ends it
+	// cancelled, and B records that.
+	t.Run("CancelAcrossMachines", func(t *testing.T) { adoptAcross(t, c, cli, true) })
 }
 
 // sameMachinePolicy: two windows on one machine; the writer is killed -9 mid-step and
@@ -483,4 +438,69 @@ func checkNoOverlap(t *testing.T, path string) {
 		}
 	}
 	t.Logf("%d runs of the schedule, none beside another", n)
+}
+
+// adoptAcross: the writer on A is killed -9 (no survivor on A); its run's supervisor lives
+// on. B takes over after the lease, adopts the run through etcd, and records its end
+// once; with cancel, B cancels it first.
+func adoptAcross(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client, cancel bool) {
+	prefix := "adopt"
+	if cancel {
+		prefix = "adoptcancel"
+	}
+	v := newEtcdView(t, cli, prefix)
+	ma, mb := newEtcdMachine(t, c, "ma"), newEtcdMachine(t, c, "mb")
+	killRunsOf(t, ma)
+	killRunsOf(t, mb)
+	gate := filepath.Join(t.TempDir(), "go")
+	a := ma.window(t, prefix, "2s")
+	if r := a.initialRole(); r != "writer" {
+		t.Fatalf("first window: %s", r)
+	}
+	a.ok(addWF("w", 1, "adopt", "sh", "-c", "while [ ! -e "+gate+" ]; do sleep 0.02; done; echo released"))
+	b := mb.window(t, prefix, "2s")
+	if r := b.initialRole(); r != "reader" {
+		t.Fatalf("second window: %s", r)
+	}
+	id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
+	waitStepStarted(t, v, id, 1)
+	from := b.nEvents()
+	a.kill9()
+	writerEventSince(t, b, from, 30*time.Second, "machine B must take over once A's writer lease expired")
+	r := v.awaitRunIn(id, 30*time.Second, "adopted by B", func(r *store.Run) bool {
+		return r.Owner != nil && r.Owner.PID == b.pid
+	})
+	if r.Status != store.StatusRunning || r.Machine != "ma" {
+		t.Fatalf("adopted run: %+v", r)
+	}
+	if st := v.runState(id, 1); st.Alive == nil || st.Alive.Machine != "ma" {
+		t.Fatalf("the supervisor on ma does not hold its lease: %+v", st)
+	}
+	if cancel {
+		b.ok(map[string]any{"op": "cancel_run", "run": id})
+		r = v.awaitRunIn(id, 30*time.Second, "ended", func(r *store.Run) bool { return !r.Active() })
+		if r.Status != store.StatusCancelled || r.Attempt != 1 {
+			t.Fatalf("the adopted run, cancelled from B: %+v", r)
+		}
+		return
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = v.awaitRunIn(id, 30*time.Second, "ended", func(r *store.Run) bool { return !r.Active() })
+	if r.Status != store.StatusSucceeded || r.Attempt != 1 {
+		t.Fatalf("the adopted run's end, recorded by B: %+v", r)
+	}
+	// baton logs on machine B: the log is on ma; the tail comes from etcd, saying where
+	// the whole log is.
+	var lb lockedBuf
+	res := <-cliStart(&lb, []string{"logs", id, "--home", mb.home(prefix), "--local", mb.local})
+	if res.code != 0 || !strings.Contains(res.stdout, "released") || !strings.Contains(res.stderr, "machine ma") {
+		t.Fatalf("baton logs on another machine: %+v", res)
+	}
+	gen := v.doc().Generation
+	b.ok(addWF("after", 1, "fail")) // a save after the end: the run is not changed again
+	if r2 := v.doc().Run(id); r2.Status != r.Status || !r2.Ended.Equal(r.Ended) || v.doc().Generation != gen+1 {
+		t.Fatalf("the run changed after its end was recorded: %+v", r2)
+	}
 }

@@ -48,6 +48,9 @@ type Engine struct {
 	// calls fn with the run's journal (nil: none yet) and whether its supervisor's lease
 	// lives, now and after every change, until fn returns false or ctx ends. It blocks.
 	SharedWatch func(ctx context.Context, key string, fn func(j *Journal, alive bool) bool)
+	// SharedCancel, if set, asks the supervisor of a run of another machine to cancel it
+	// through the shared home.
+	SharedCancel func(key, reason string) error
 
 	kickMu   sync.Mutex // serialises claiming runs against Stop
 	stopping bool       // guarded by kickMu

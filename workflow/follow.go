@@ -24,6 +24,9 @@ import (
 type follower struct {
 	attempt int  // the run's attempt: a record is made only for it
 	adopt   bool // on_owner_lost "adopt": Stop leaves it going
+	// remoteCancel asks a run of another machine to cancel through the shared home; nil
+	// for a run of this machine (its supervisor is asked through runs/).
+	remoteCancel func(reason string) error
 
 	mu     sync.Mutex
 	reason string        // why a cancel was asked; "" while none
@@ -55,7 +58,10 @@ func (f *follower) requestCancel(home, id, reason string) {
 		f.reason = reason
 	}
 	f.mu.Unlock()
-	if first {
+	switch {
+	case first && f.remoteCancel != nil:
+		_ = f.remoteCancel(reason) // a supervisor already gone has its end or death seen
+	case first:
 		_ = RequestCancel(home, id, reason) // a supervisor already gone has its end or death seen
 	}
 }
@@ -154,7 +160,11 @@ func (e *Engine) Adopt(r store.Run, adopt bool) {
 		return
 	}
 	f := e.register(r.ID, r.Attempt, adopt)
-	if r.CancelRequested && !e.remote(&r) { // asked before this engine knew the run: carried out now
+	if e.remote(&r) && e.SharedCancel != nil {
+		key := SharedRunKey(r.ID, r.Attempt)
+		f.remoteCancel = func(reason string) error { return e.SharedCancel(key, reason) }
+	}
+	if r.CancelRequested { // asked before this engine knew the run: carried out now
 		f.requestCancel(e.home, r.ID, CancelReasonOf(&r))
 	}
 	go func() {

@@ -54,6 +54,9 @@ type SharedRun interface {
 	// within its margin. Why says why.
 	Lost() <-chan struct{}
 	Why() error
+	// Cancels delivers the reason of a cancel asked through the shared home (by a
+	// writer of another machine), once.
+	Cancels() <-chan string
 	// Close ends the hold: the lease is revoked, the run's liveness evidence goes.
 	Close() error
 }
@@ -92,16 +95,22 @@ func openSharedRun(spec Spec, open OpenShared) (*shared, error) {
 }
 
 // watch kills the run's steps (p.cancel) the moment the lease is lost, unless the run
-// ended first (done closed). A test may turn the kill off (leaseKillOff, hooks_on.go), to
+// ended first (done closed), and cancels the run when asked through the shared home. A test may turn the kill off (leaseKillOff, hooks_on.go), to
 // see the overlap it prevents.
 func (sh *shared) watch(p *runProc, done <-chan struct{}) {
 	if sh == nil {
 		return
 	}
-	select {
-	case <-sh.run.Lost():
-		sh.lose(p, sh.run.Why())
-	case <-done:
+	for {
+		select {
+		case <-sh.run.Lost():
+			sh.lose(p, sh.run.Why())
+			return
+		case reason := <-sh.run.Cancels():
+			p.cancel(reason)
+		case <-done:
+			return
+		}
 	}
 }
 

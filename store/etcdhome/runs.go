@@ -22,6 +22,8 @@ import (
 //	                 the lease: the journal outlives the supervisor, so the reaper reads
 //	                 how the run ended.
 //	logtail          the last LogTailSize bytes of the run's log, not attached either.
+//	cancel           a cancel request (its reason), put by a writer of any machine;
+//	                 the supervisor watches it (Cancels).
 //	reaped           the tombstone a writer puts before it treats a run with no alive
 //	                 key as dead (MarkReaped); a supervisor that comes later is refused.
 //
@@ -45,9 +47,10 @@ type Supervisor struct {
 	ttl      time.Duration
 	margin   time.Duration
 
-	lost   chan struct{} // closed when the lease may be gone (see Lost)
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the renewal loop returned
+	lost    chan struct{} // closed when the lease may be gone (see Lost)
+	cancels chan string   // a cancel request's reason (see Cancels)
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the renewal loop returned
 
 	mu   sync.Mutex // guards seq and why
 	seq  uint64
@@ -85,9 +88,52 @@ func (h *Home) Supervise(ctx context.Context, run string, id Identity) (*Supervi
 	lctx, cancel := context.WithCancel(context.Background())
 	ttl := time.Duration(grant.TTL) * time.Second
 	s := &Supervisor{h: h, run: run, lease: grant.ID, aliveRev: resp.Header.Revision, ttl: ttl,
-		margin: RenewMargin(ttl), lost: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+		margin: RenewMargin(ttl), lost: make(chan struct{}), cancels: make(chan string, 1), cancel: cancel, done: make(chan struct{})}
 	go s.renew(lctx, sent)
+	go s.watchCancel(lctx)
 	return s, nil
+}
+
+// Cancels delivers the reason of a cancel request put for the run (RequestCancel), once.
+func (s *Supervisor) Cancels() <-chan string { return s.cancels }
+
+// watchCancel waits for the run's cancel key until ctx ends; a broken watch (etcd
+// unreachable) is watched again from where it was.
+func (s *Supervisor) watchCancel(ctx context.Context) {
+	rev := s.aliveRev
+	for ctx.Err() == nil {
+		wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+		for resp := range s.h.cli.Watch(wctx, s.h.cancelKey(s.run), clientv3.WithRev(rev)) {
+			if resp.Err() != nil {
+				break
+			}
+			for _, ev := range resp.Events {
+				if ev.Type == clientv3.EventTypePut {
+					s.cancels <- string(ev.Kv.Value)
+					cancel()
+					return
+				}
+			}
+			rev = resp.Header.Revision + 1
+		}
+		cancel()
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// RequestCancel asks the supervisor of run id to cancel it with reason: it puts the
+// run's cancel key if the run's alive key is there (false: no supervisor lives to ask).
+// It blocks for one round trip; the supervisor ends the run by itself.
+func (h *Home) RequestCancel(ctx context.Context, run, reason string) (bool, error) {
+	resp, err := h.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(h.aliveKey(run)), ">", 0)).
+		Then(clientv3.OpPut(h.cancelKey(run), reason)).Commit()
+	if err != nil {
+		return false, fmt.Errorf("etcd home %s: cancel run %s: %w", h.prefix, run, err)
+	}
+	return resp.Succeeded, nil
 }
 
 // RenewMargin is how long before its lease can expire a supervisor that could not renew
@@ -297,7 +343,7 @@ func (t *Term) ForgetRun(ctx context.Context, run string) error {
 	resp, err := h.cli.Txn(ctx).If(
 		clientv3.Compare(clientv3.CreateRevision(t.key), "=", t.epoch),
 		clientv3.Compare(clientv3.CreateRevision(h.aliveKey(run)), "=", 0),
-	).Then(clientv3.OpDelete(h.journalPfx(run), clientv3.WithPrefix()), clientv3.OpDelete(h.logTailKey(run))).
+	).Then(clientv3.OpDelete(h.journalPfx(run), clientv3.WithPrefix()), clientv3.OpDelete(h.logTailKey(run)), clientv3.OpDelete(h.cancelKey(run))).
 		Else(clientv3.OpGet(t.key)).Commit()
 	if err != nil {
 		return fmt.Errorf("etcd home %s: forget run %s: %w", h.prefix, run, err)
