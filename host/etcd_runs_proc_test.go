@@ -89,6 +89,7 @@ func TestEtcdRuns(t *testing.T) {
 		if r.Status != store.StatusSucceeded || r.Machine != "m1" || r.Attempt != 1 {
 			t.Fatalf("run: %+v", r)
 		}
+		t.Logf("a one-step run on an etcd home: %s from its claim to its recorded end", r.Ended.Sub(r.Started).Round(time.Millisecond))
 		st := v.runState(id, 1)
 		for deadline := time.Now().Add(30 * time.Second); st.Alive != nil; st = v.runState(id, 1) { // it revokes its lease as it exits
 			if time.Now().After(deadline) {

@@ -2,7 +2,10 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"baton/store"
 )
@@ -15,10 +18,18 @@ import (
 // failed or re-queued as its workflow's on_owner_lost says: exactly once either way
 // (recordEnd and requeueDead change only the attempt still running).
 
-// remote reports whether run r runs on another machine than this engine's, and this
-// engine can follow it there.
+// remote reports whether run r's supervisor is out of this engine's reach (another
+// machine, or this machine with another local folder: no run lock of it here), and this
+// engine can follow it through the shared home.
 func (e *Engine) remote(r *store.Run) bool {
-	return e.SharedWatch != nil && r.Machine != "" && r.Machine != e.Machine
+	if e.SharedWatch == nil || r.Machine == "" {
+		return false
+	}
+	if r.Machine != e.Machine {
+		return true
+	}
+	_, err := os.Lstat(lockPath(e.home, r.ID))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // followShared follows run r (attempt f.attempt) through the shared home until it is
