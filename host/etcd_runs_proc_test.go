@@ -83,7 +83,10 @@ func TestEtcdRuns(t *testing.T) {
 		if r := a.initialRole(); r != "writer" {
 			t.Fatalf("first window: %s", r)
 		}
-		a.ok(addWF("w", 1, "fail", "sh", "-c", "echo hello from the step"))
+		const secret = "s3cr3t-value-of-the-step"
+		a.ok(map[string]any{"op": "add_workflow", "workflow": map[string]any{"name": "w", "max_concurrent": 1,
+			"steps": []any{map[string]any{"name": "s", "argv": []string{"sh", "-c", "echo hello from the step $API_TOKEN"},
+				"env": map[string]string{"API_TOKEN": secret}}}}})
 		id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
 		r := v.awaitRunIn(id, 30*time.Second, "succeeded", func(r *store.Run) bool { return !r.Active() })
 		if r.Status != store.StatusSucceeded || r.Machine != "m1" || r.Attempt != 1 {
@@ -101,8 +104,8 @@ func TestEtcdRuns(t *testing.T) {
 		if err != nil || !j.Ended || j.Status != store.StatusSucceeded || len(j.Steps) != 1 {
 			t.Fatalf("journal in etcd: %+v, %v (records %q)", j, err, st.Journal)
 		}
-		if !strings.Contains(string(st.LogTail), "hello from the step") {
-			t.Errorf("log tail in etcd: %q", st.LogTail)
+		if !strings.Contains(string(st.LogTail), "hello from the step "+workflow.SecretMask) || strings.Contains(string(st.LogTail), secret) {
+			t.Errorf("log tail in etcd (the step's output, its secret redacted): %q", st.LogTail)
 		}
 		if got := a.ok(map[string]any{"op": "snapshot"}); !strings.Contains(fmt.Sprint(got["runs"]), "machine:m1") {
 			t.Errorf("the snapshot does not show the run's machine: %v", got["runs"])

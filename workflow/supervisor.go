@@ -368,11 +368,11 @@ func (s *supervisor) runStep(i int, step store.Step, logf *runLog) (exit *int, e
 	cmd.Dir = step.Dir
 	cmd.Env = stepEnv(step, s.spec.Env, s.home, s.runID)
 	var out io.Writer = logf
-	if t := s.sh.logTail(); t != nil {
+	if t := s.sh.logTail(); t != nil { // the tail in the shared home: redacted as the log is
 		out = io.MultiWriter(logf, t)
 	}
 	if secrets := secretValues(step.Env, s.spec.Env); len(secrets) > 0 {
-		red := &redactor{w: logf, secrets: secrets}
+		red := &redactor{w: out, secrets: secrets}
 		defer red.Flush() // after the pipe's copy ended (deferred calls run last first)
 		out = red
 	}
