@@ -123,8 +123,11 @@ func TestEtcdRuns(t *testing.T) {
 		if killOff {
 			name = "CutOffReverseControlOverlaps"
 		}
-		t.Run(name, func(t *testing.T) { cutOffRun(t, c, cli, killOff) })
+		t.Run(name, func(t *testing.T) { cutOffRun(t, c, cli, killOff, "requeue") })
 	}
+	// The same under on_owner_lost fail: once the cut-off supervisor's lease is gone the
+	// other machine records the run failed; no attempt follows.
+	t.Run("CutOffFail", func(t *testing.T) { cutOffRun(t, c, cli, false, "fail") })
 
 	for _, policy := range []string{"fail", "requeue", "adopt"} {
 		t.Run("SameMachineKill9/"+policy, func(t *testing.T) { sameMachinePolicy(t, c, cli, policy) })
@@ -243,8 +246,8 @@ func (v *etcdView) waitRunChange(id string, attempt int, rev int64) {
 	_ = v.h.WatchRun(ctx, workflow.SharedRunKey(id, attempt), func(st etcdhome.RunState) bool { return st.Rev <= rev })
 }
 
-func cutOffRun(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client, killOff bool) {
-	prefix := "cut"
+func cutOffRun(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client, killOff bool, policy string) {
+	prefix := "cut-" + policy
 	if killOff {
 		prefix = "cutrev"
 	}
@@ -265,7 +268,7 @@ touch %[2]s; while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; don
 	if r := a.initialRole(); r != "writer" {
 		t.Fatalf("first window: %s", r)
 	}
-	a.ok(addWF("w", 1, "requeue", "sh", "-c", step))
+	a.ok(addWF("w", 1, policy, "sh", "-c", step))
 	b := mb.window(t, prefix, "2s")
 	if r := b.initialRole(); r != "reader" {
 		t.Fatalf("second window: %s", r)
@@ -276,6 +279,18 @@ touch %[2]s; while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; don
 	ma.proxy.Cut()
 	t.Cleanup(ma.proxy.Join)
 	writerEventSince(t, b, from, 30*time.Second, "machine B must take over once A's lease expired")
+	if policy == "fail" {
+		r := v.awaitRunIn(id, 60*time.Second, "failed", func(r *store.Run) bool { return !r.Active() })
+		// Recorded at the takeover (its lease already gone) or by the follower (when it went).
+		if r.Status != store.StatusFailed || r.Attempt != 1 ||
+			!(strings.Contains(r.Error, "died without recording the end") || strings.Contains(r.Error, "lost its lease")) {
+			t.Fatalf("the cut-off machine's run under fail: %+v", r)
+		}
+		if st := v.runState(id, 1); st.Alive != nil {
+			t.Fatalf("recorded failed while its supervisor's lease lives: %+v", st.Alive)
+		}
+		return
+	}
 	r := v.awaitRunIn(id, 60*time.Second, "attempt 2 ended on mb", func(r *store.Run) bool {
 		return r.Attempt == 2 && !r.Active()
 	})
