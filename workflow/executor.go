@@ -253,14 +253,24 @@ func (e *Engine) Stop(reason string) {
 	e.kickMu.Unlock()
 	e.spares.close()
 	e.mu.Lock()
+	remote := map[string]*follower{}
 	for id, f := range e.procs {
-		if f.adopt {
+		switch {
+		case f.adopt:
 			f.stopFollowing()
-		} else {
+		case f.remoteCancel != nil:
+			remote[id] = f
+		default:
 			f.requestCancel(e.home, id, reason)
 		}
 	}
 	e.mu.Unlock()
+	// A run of another machine is asked to cancel through the shared home and not waited
+	// for (that machine may be out of reach): its end is recorded by the next writer.
+	for id, f := range remote {
+		f.requestCancel(e.home, id, reason)
+		f.stopFollowing()
+	}
 	e.wg.Wait()
 }
 
