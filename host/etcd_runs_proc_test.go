@@ -125,6 +125,12 @@ func TestEtcdRuns(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) { cutOffRun(t, c, cli, killOff, "requeue") })
 	}
+	// Nothing is acted on before it is durable in etcd: the machine is cut off while step 1
+	// runs, step 1 then ends by itself; its end cannot reach etcd, nor step 2's start, so
+	// step 2 never starts, and the supervisor, its lease lost, records why locally (this
+	// once hung: Lost waited on a lock an Append held while etcd did not answer).
+	t.Run("CutOffBetweenSteps", func(t *testing.T) { cutOffBetweenSteps(t, c, cli) })
+
 	// The same under on_owner_lost fail: once the cut-off supervisor's lease is gone the
 	// other machine records the run failed; no attempt follows.
 	t.Run("CutOffFail", func(t *testing.T) { cutOffRun(t, c, cli, false, "fail") })
@@ -521,5 +527,46 @@ func adoptAcross(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client, cancel
 	b.ok(addWF("after", 1, "fail")) // a save after the end: the run is not changed again
 	if r2 := v.doc().Run(id); r2.Status != r.Status || !r2.Ended.Equal(r.Ended) || v.doc().Generation != gen+1 {
 		t.Fatalf("the run changed after its end was recorded: %+v", r2)
+	}
+}
+
+func cutOffBetweenSteps(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client) {
+	v := newEtcdView(t, cli, "steps")
+	m := newEtcdMachine(t, c, "ma")
+	killRunsOf(t, m)
+	dir := t.TempDir()
+	gate, marker := filepath.Join(dir, "gate"), filepath.Join(dir, "step2")
+	a := m.window(t, "steps", "2s")
+	if r := a.initialRole(); r != "writer" {
+		t.Fatalf("first window: %s", r)
+	}
+	a.ok(map[string]any{"op": "add_workflow", "workflow": map[string]any{"name": "w", "max_concurrent": 1, "steps": []any{
+		map[string]any{"name": "one", "argv": []string{"sh", "-c", "while [ ! -e " + gate + " ]; do sleep 0.02; done"}},
+		map[string]any{"name": "two", "argv": []string{"touch", marker}},
+	}}})
+	id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
+	waitStepStarted(t, v, id, 1)
+	m.proxy.Cut()
+	t.Cleanup(m.proxy.Join)
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var j workflow.Journal
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) { // polls a condition
+		var err error
+		if j, err = workflow.ReadJournal(m.local, id); err == nil && j.Ended {
+			break
+		}
+		if time.Now().After(deadline) {
+			logA, _ := os.ReadFile(filepath.Join(m.local, "runs", id+".log"))
+			t.Fatalf("the cut-off supervisor did not end within 30s: %+v, %v; its log:\n%s", j, err, logA)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("step 2 ran although its start could not be made durable in etcd")
+	}
+	started2 := len(j.Steps) > 1 && j.Steps[1].PID != 0
+	if j.Status != store.StatusFailed || !strings.Contains(j.Error, "lost its lease") || started2 {
+		t.Fatalf("the local journal of the cut-off run: %+v", j)
 	}
 }

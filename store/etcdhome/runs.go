@@ -52,8 +52,10 @@ type Supervisor struct {
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the renewal loop returned
 
-	mu   sync.Mutex // guards seq and why
-	seq  uint64
+	mu  sync.Mutex // guards seq; held across an Append's round trip
+	seq uint64
+
+	wmu  sync.Mutex // guards why; never held across a call to etcd (lose must not wait on one)
 	why  error
 	once sync.Once
 }
@@ -195,9 +197,9 @@ func earliest(a, b time.Time) time.Time {
 
 func (s *Supervisor) lose(why error) {
 	s.once.Do(func() {
-		s.mu.Lock()
+		s.wmu.Lock()
 		s.why = why
-		s.mu.Unlock()
+		s.wmu.Unlock()
 		close(s.lost)
 	})
 }
@@ -210,8 +212,8 @@ func (s *Supervisor) Lost() <-chan struct{} { return s.lost }
 
 // Why says why Lost closed, or nil.
 func (s *Supervisor) Why() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	return s.why
 }
 
