@@ -4,10 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"baton/store/storetest/etcdtest"
 )
 
 func supervise(t *testing.T, h *Home, run string) *Supervisor {
@@ -108,10 +114,18 @@ func TestSupervisorLostWhenCutOff(t *testing.T) {
 	}
 	defer s.Close(context.Background())
 	m.e.Close() // etcd gone: no renewal can succeed
+	// An Append in flight (it cannot be answered) must not keep Lost from closing.
+	actx, acancel := context.WithCancel(context.Background())
+	appended := make(chan error, 1)
+	go func() { appended <- s.Append(actx, []byte(`{"type":"step_end"}`)) }()
 	select {
 	case <-s.Lost():
 	case <-time.After(60 * time.Second):
 		t.Fatal("Lost not closed a minute after etcd went away")
+	}
+	acancel()
+	if err := <-appended; err == nil {
+		t.Fatal("an Append without etcd succeeded")
 	}
 	if why := s.Why(); why == nil || !strings.Contains(why.Error(), "could not be renewed") {
 		t.Fatalf("Why = %v", why)
@@ -258,5 +272,37 @@ func TestForgetRunAttempts(t *testing.T) {
 	}
 	if st, _ := h.RunState(ctx, "r7@3"); !st.Reaped {
 		t.Error("the tombstone of r7@3 was forgotten")
+	}
+}
+
+// TestLostWhileAppendHangs: etcd cut off (every byte dropped, as a network cut does)
+// while an Append waits for its answer: Lost still closes by the supervisor's deadline.
+// It once waited for the Append, which waited for Lost: the supervisor hung.
+func TestLostWhileAppendHangs(t *testing.T) {
+	p := etcdtest.NewProxy(t, []string{shared.endpoint})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: p.Endpoints(), DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	h := openHome(t, cli, fmt.Sprintf("t%d-hang", prefixes.Add(1)), Options{Lease: 2 * time.Second})
+	s, err := h.Supervise(testCtx(t), "r", ident("laptop", 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	p.Cut()
+	actx, acancel := context.WithCancel(context.Background())
+	defer acancel()
+	appended := make(chan error, 1)
+	go func() { appended <- s.Append(actx, []byte(`{"type":"step_end"}`)) }()
+	select {
+	case <-s.Lost():
+	case <-time.After(60 * time.Second):
+		t.Fatal("Lost not closed a minute after the cut, while an Append waited")
+	}
+	acancel()
+	if err := <-appended; err == nil {
+		t.Fatal("an Append through a cut network succeeded")
 	}
 }
