@@ -3,8 +3,10 @@ package host
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -145,6 +147,63 @@ func TestEtcdRuns(t *testing.T) {
 	// due (the lock); once it ends, the next occurrence runs on B. No two runs of the
 	// schedule ever run at once (their times, from one clock, do not overlap).
 	t.Run("ScheduleLockAcrossMachines", func(t *testing.T) { scheduleAcrossMachines(t, c, cli) })
+
+	// `baton tick --once` on an etcd home with no window open: it takes the writer role,
+	// runs the due occurrence to its end under a supervisor with its lease, and exits.
+	t.Run("TickOnce", func(t *testing.T) {
+		v := newEtcdView(t, cli, "tick")
+		m := newEtcdMachine(t, c, "m1")
+		killRunsOf(t, m)
+		a := m.window(t, "tick", "2s")
+		if r := a.initialRole(); r != "writer" {
+			t.Fatalf("first window: %s", r)
+		}
+		a.ok(addWF("w", 1, "fail", "sh", "-c", "echo ticked"))
+		a.ok(map[string]any{"op": "add_schedule", "schedule": map[string]any{"workflow": "w", "every": "1s"}})
+		if err := a.close(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) { // no window left in the election
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, _, err := v.h.Writer(ctx)
+			cancel()
+			if errors.Is(err, etcdhome.ErrNoWriter) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the closed window is still in the election 30s later: %v", err)
+			}
+		}
+		due := v.doc().Schedules[0].NextDue
+		time.Sleep(time.Until(due) + 50*time.Millisecond) // the occurrence is due: the condition is the clock's
+		p := &tickProc{done: make(chan struct{})}
+		p.cmd = exec.Command(os.Args[0], "-test.run=^$")
+		p.cmd.Env = append(os.Environ(), "BATON_TEST_CHILD=tick", "BATON_TEST_HOME="+m.home("tick"),
+			EnvMachine+"=m1", "BATON_TEST_LOCAL="+m.local, "BATON_TEST_LEASE=2s")
+		p.cmd.Stdout = &p.out
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = p.cmd.Wait(); close(p.done) }()
+		t.Cleanup(p.kill9)
+		code, out, _, exited := p.wait(60 * time.Second)
+		if !exited || code != 0 || !strings.Contains(out, "succeeded") || strings.Contains(out, " 0 run(s)") {
+			t.Fatalf("tick --once on an etcd home: exit %d (exited %v): %s", code, exited, out)
+		}
+		n := 0
+		for _, r := range v.doc().Runs {
+			if r.Schedule != "" && r.Owner != nil && r.Owner.PID == p.cmd.Process.Pid {
+				n++
+				if r.Status != store.StatusSucceeded || r.Machine != "m1" {
+					t.Fatalf("the tick's run: %+v", r)
+				}
+			}
+		}
+		if n == 0 {
+			t.Fatalf("no run of the tick in etcd; it said: %s", out)
+		}
+		t.Logf("tick --once: %s", strings.TrimSpace(out))
+	})
 
 	// Adopt across machines: the writer on machine A is killed -9 (no survivor on A); its
 	// run's supervisor lives on. Machine B takes over after the lease, adopts the run
