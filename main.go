@@ -29,7 +29,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == workflow.SuperviseArg { // a run's supervisor: no Fyne, no shell
-		return workflow.SuperviseMain(args[1:])
+		return workflow.SuperviseMainWith(args[1:], host.OpenSharedRun)
 	}
 	if len(args) > 0 && args[0] == "tick" {
 		return tick(args[1:], stdout, stderr)

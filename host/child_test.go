@@ -25,7 +25,12 @@ func ChildOptions() Options { return childOptions() }
 
 // TickChild is the test binary as `baton tick --once` (BATON_TEST_CHILD=tick).
 func TickChild() int {
-	return TickOnce(os.Getenv("BATON_TEST_HOME"), Options{Now: testClock()}, os.Stdout)
+	opts := Options{Now: testClock()}
+	opts.Etcd.Local = os.Getenv("BATON_TEST_LOCAL") // an etcd home's tick (BATON_MACHINE names the machine)
+	if v := os.Getenv("BATON_TEST_LEASE"); v != "" {
+		opts.Etcd.Lease, _ = time.ParseDuration(v)
+	}
+	return TickOnce(os.Getenv("BATON_TEST_HOME"), opts, os.Stdout)
 }
 
 func childOptions() Options {

@@ -28,14 +28,7 @@ import (
 // requests/ and replies/) lives in a local folder (--local). The core runs unchanged on
 // that folder; this file dials etcd, names the machine, proves a dead writer on this
 // machine dead by its instance lock (then revokes its lease at once), watches whether
-// etcd can be reached, and refuses what is not yet safe across machines (runs).
-
-// ErrRunsOnEtcd is returned when a run would start, or a schedule fire, on an etcd home:
-// a run's supervisor does not yet hold an etcd lease, so a window on another machine
-// could never prove it dead, and a re-queued attempt could run beside it.
-var ErrRunsOnEtcd = errors.New("runs on an etcd home are not supported yet: " +
-	"a run's supervisor does not hold an etcd lease, so another machine could not prove it dead; " +
-	"run workflows from a folder home for now")
+// etcd can be reached. Runs on an etcd home: see etcd_runs.go.
 
 // EtcdOptions configure a window on an etcd home; ignored (and --local refused) for a
 // folder home.
@@ -92,6 +85,8 @@ type etcdWire struct {
 	machine  string
 	hostname string
 	logf     func(string, ...any)
+	tls      etcdhome.TLSFiles // for the runs' supervisors (OpenSharedRun)
+	lease    time.Duration
 
 	mu        sync.Mutex
 	downSince time.Time          // when etcd was first found unreachable; zero while it answers
@@ -147,7 +142,8 @@ func dialEtcd(url string, o EtcdOptions, logf func(string, ...any)) (*etcdWire, 
 		return nil, fmt.Errorf("etcd home %s cannot be reached within %s: %w; check the addresses, that a majority of the members run, "+
 			"and --etcd-cacert/--etcd-cert/--etcd-key, %s/%s", url, dialCheck, err, etcdhome.EnvUser, etcdhome.EnvPassword)
 	}
-	return &etcdWire{url: url, local: local, cli: cli, home: h, machine: machine, hostname: hostname, logf: logf}, nil
+	return &etcdWire{url: url, local: local, cli: cli, home: h, machine: machine, hostname: hostname, logf: logf,
+		tls: o.TLS, lease: lease}, nil
 }
 
 // identity is the election value of window self on this machine.
@@ -343,35 +339,25 @@ func leaseLost(hold store.LockHold) <-chan struct{} {
 
 // etcdEvidence is workflow.Evidence on an etcd home: a window's liveness is decided from
 // this machine's evidence (its instance lock in the local folder) when there is some;
-// without it (a window of another machine, or of another --local) it is never taken for
-// dead, so the takeover's reaper never reaps or fails what it cannot prove dead. Runs are
-// refused on an etcd home (ErrRunsOnEtcd), so the document holds none but what a folder
-// home made; the liveness of runs across machines (supervisor leases) is not wired yet.
+// without it (a window of another machine, or of another --local) from its key in the
+// writer election (etcdWire.ownerAlive): gone means its lease is gone. Runs are judged by
+// their supervisors' leases in etcd (etcdWire.supervision, used by the takeover's reaper
+// with its term).
 type etcdEvidence struct {
 	folderEvidence
+	wire *etcdWire
 }
 
 func (e etcdEvidence) OwnerAlive(self, o store.Owner) (bool, string) {
 	if o.Instance != "" && o.Instance != self.Instance {
 		if _, err := os.Lstat(instancePath(e.home, o.Instance)); errors.Is(err, os.ErrNotExist) {
-			return true, fmt.Sprintf("no evidence on this machine about window pid %d (another machine's?): never taken for dead", o.PID)
+			return e.wire.ownerAlive(o)
 		}
 	}
 	return e.folderEvidence.OwnerAlive(self, o)
 }
 
 var _ workflow.Evidence = etcdEvidence{}
-
-// refusedOnEtcd are the control-channel ops that start runs or make schedules.
-var refusedOnEtcd = map[string]bool{"start_run": true, "add_schedule": true}
-
-// refuseRunsOnEtcd returns ErrRunsOnEtcd on an etcd home, nil on a folder.
-func (w *Core) refuseRunsOnEtcd() error {
-	if w.etcd != nil {
-		return fmt.Errorf("%w: %w", workflow.ErrInvalid, ErrRunsOnEtcd)
-	}
-	return nil
-}
 
 // IsEtcd reports whether the window's home is an etcd home.
 func (w *Core) IsEtcd() bool { return w.etcd != nil }

@@ -352,31 +352,4 @@ func TestEtcdHomeProcesses(t *testing.T) {
 		ackWrite(b, "d3", &acked)
 		v.checkAcked(acked, []string{"late-cut"})
 	})
-
-	// Runs and schedules are refused on an etcd home, by the writer and by a reader (which
-	// would otherwise forward), saying why.
-	t.Run("RunsRefused", func(t *testing.T) {
-		m := newEtcdMachine(t, c, "m1")
-		a := m.window(t, "runs", "2s")
-		if r := a.initialRole(); r != "writer" {
-			t.Fatalf("first window: %s", r)
-		}
-		a.ok(addWF("w", 1, "fail"))
-		b := m.window(t, "runs", "2s")
-		b.initialRole()
-		for _, w := range []*child{a, b} {
-			for _, req := range []map[string]any{
-				{"op": "start_run", "name": "w"},
-				{"op": "add_schedule", "schedule": map[string]any{"workflow": "w", "every": "1m"}},
-			} {
-				r := w.do(req)
-				if r["ok"] == true || !strings.Contains(fmt.Sprint(r["error"]), "runs on an etcd home are not supported yet") {
-					t.Errorf("child %d %v: %v", w.pid, req["op"], r)
-				}
-			}
-		}
-		if n := len(newEtcdView(t, cli, "runs").doc().Runs); n != 0 {
-			t.Errorf("%d runs in etcd", n)
-		}
-	})
 }

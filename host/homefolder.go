@@ -115,7 +115,7 @@ func (e lockLostError) Is(target error) bool {
 // instance and run locks. A second kind of home gives its own here.
 func (w *Core) evidence() workflow.Evidence {
 	if w.etcd != nil {
-		return etcdEvidence{folderEvidence{home: w.home}}
+		return etcdEvidence{folderEvidence{home: w.home}, w.etcd}
 	}
 	return folderEvidence{home: w.home}
 }

@@ -96,9 +96,6 @@ func (s *Intents) DeleteWorkflow(ctx context.Context, name string) (uint64, erro
 // returns the run as it stands after that and the generation saved.
 func (s *Intents) StartRun(ctx context.Context, name, task string) (store.Run, uint64, error) {
 	w := s.w
-	if err := w.refuseRunsOnEtcd(); err != nil {
-		return store.Run{}, 0, err
-	}
 	var run store.Run
 	enqueue := func(d *store.Doc) error {
 		var err error
@@ -179,9 +176,6 @@ func (s *Intents) CancelRun(ctx context.Context, id string) (uint64, error) {
 
 // AddSchedule adds a schedule and returns it with its id and next due time.
 func (s *Intents) AddSchedule(ctx context.Context, sc store.Schedule) (store.Schedule, uint64, error) {
-	if err := s.w.refuseRunsOnEtcd(); err != nil { // a schedule is a run to come
-		return store.Schedule{}, 0, err
-	}
 	w := s.w
 	var out store.Schedule
 	d, t, err := s.update(ctx, func(d *store.Doc) error {

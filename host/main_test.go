@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 	// a member of an etcd test cluster (etcd_proc_test.go)
 	etcdtest.RunMemberIfAsked()
 	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg { // a run's supervisor
-		os.Exit(workflow.SuperviseMain(os.Args[2:]))
+		os.Exit(workflow.SuperviseMainWith(os.Args[2:], host.OpenSharedRun))
 	}
 	switch os.Getenv("BATON_TEST_CHILD") {
 	case "headless":

@@ -87,11 +87,6 @@ func parseRequest(line []byte) (*Request, error) {
 func dispatch(ctx context.Context, w *Core, req *Request) (map[string]any, error) {
 	// A window that cannot write its home (a read-only file system) cannot forward either:
 	// refused below, saying why.
-	if refusedOnEtcd[req.Op] {
-		if err := w.refuseRunsOnEtcd(); err != nil { // before forwarding: no writer would take it
-			return nil, err
-		}
-	}
 	if req.Forward && forwardable[req.Op] && w.currentTerm() == nil && w.readOnly == "" {
 		if unsafe := w.unsafeHome(); unsafe != nil { // no window writes an unsafe home
 			return nil, &ReadOnlyError{Role: w.Role(), Problem: unsafe.Error()}

@@ -184,6 +184,7 @@ func (w *Core) removeLogs(t *Term, st *retentionState, drop []workflow.Entry, re
 			gone[e.ID] = true
 			continue
 		}
+		w.forgetEtcdRun(t, e.ID) // an etcd home: its journal and log tail there
 		switch err := os.Remove(path); {
 		case err == nil:
 			rep.LogsRemoved++

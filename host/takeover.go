@@ -111,7 +111,7 @@ func (w *Core) BecomeWriter() (*Term, error) {
 	t.epoch = tk.Epoch
 	step("3.epoch")
 
-	tk.Reaped, tk.Adopted = w.killOrphans(doc, self, handedTo)
+	tk.Reaped, tk.Adopted = w.killOrphans(t, doc, self, handedTo)
 	// Temp files of saves whose creator is gone (a crashed writer's) go now; a file whose
 	// creator lives is left alone (the deletion rule: see store.CleanTemps).
 	w.lastClean.Store(time.Now().UnixNano())
@@ -135,8 +135,11 @@ func (w *Core) BecomeWriter() (*Term, error) {
 	step("5.save")
 
 	t.startEngine()
+	if w.etcd != nil {
+		w.etcd.wireEngine(t.engine)
+	}
 	ready := make(chan struct{})
-	if !w.opts.NoScheduler && w.etcd == nil { // schedules never fire on an etcd home yet (ErrRunsOnEtcd)
+	if !w.opts.NoScheduler {
 		w.termWG.Add(1)
 		go func() {
 			defer w.termWG.Done()
@@ -219,10 +222,18 @@ func (w *Core) auditTakeover(t *Term, tk Takeover) {
 // run's markers) before it is failed or re-queued; a run whose supervisor is dead is
 // recorded from its journal if that shows its end. It returns the runs to settle and the
 // runs to adopt; the caller records both with workflow.ApplyReap.
-func (w *Core) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (settle, adopt []workflow.Orphan) {
+//
+// On an etcd home a run's supervisor is judged by its lease (etcdWire.supervision, with
+// term t's tombstone), and only runs of this machine are killed here: another machine's
+// cannot be, and its processes' ids mean nothing here.
+func (w *Core) killOrphans(t *Term, doc *store.Doc, self store.Owner, adoptAll bool) (settle, adopt []workflow.Orphan) {
 	ev := w.evidence()
 	alive := func(o store.Owner) (bool, string) { return ev.OwnerAlive(self, o) }
 	sup := func(r *store.Run) workflow.Supervision { return ev.Supervision(r.ID) }
+	if w.etcd != nil {
+		term := etcdTerm(t.lock)
+		sup = func(r *store.Run) workflow.Supervision { return w.etcd.supervision(term, r) }
+	}
 	var kill []*store.Run
 	for _, o := range workflow.FindOrphans(doc, alive, sup, adoptAll) {
 		switch o.Action {
@@ -230,7 +241,7 @@ func (w *Core) killOrphans(doc *store.Doc, self store.Owner, adoptAll bool) (set
 			adopt = append(adopt, o)
 			continue
 		case workflow.ActionFailed, workflow.ActionRequeued:
-			if r := doc.Run(o.Run); r != nil {
+			if r := doc.Run(o.Run); r != nil && (w.etcd == nil || r.Machine == "" || r.Machine == w.etcd.machine) {
 				kill = append(kill, r)
 			}
 		}
@@ -309,7 +320,7 @@ func (w *Core) reapForeign(t *Term) {
 	if !foreign {
 		return
 	}
-	settle, adopt := w.killOrphans(doc, self, false)
+	settle, adopt := w.killOrphans(t, doc, self, false)
 	if len(settle)+len(adopt) == 0 {
 		return
 	}

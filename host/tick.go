@@ -32,10 +32,6 @@ func TickOnce(home string, opts Options, out io.Writer) int {
 		return 1
 	}
 	defer w.Close()
-	if err := w.refuseRunsOnEtcd(); err != nil {
-		fmt.Fprintf(out, "baton tick: cannot run schedules: %v\n", ErrRunsOnEtcd)
-		return 1
-	}
 	if err := w.Start(); err != nil {
 		fmt.Fprintf(out, "baton tick: %v\n", err)
 		return 1

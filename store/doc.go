@@ -157,6 +157,7 @@ type Run struct {
 	StepStart       uint64    `json:"step_start,omitempty"`       // start time (ticks) of StepPID
 	SupervisorPID   int       `json:"supervisor_pid,omitempty"`   // the run's supervisor process
 	SupervisorStart uint64    `json:"supervisor_start,omitempty"` // its start time (ticks)
+	Machine         string    `json:"machine,omitempty"`          // the machine it runs on (etcd homes)
 	Created         time.Time `json:"created"`
 	Started         time.Time `json:"started,omitzero"`
 	Ended           time.Time `json:"ended,omitzero"`

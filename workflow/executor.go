@@ -39,6 +39,18 @@ type Engine struct {
 	// EnvFor, if set, chooses extra environment for a run as it is claimed (schedules pass
 	// the watermark). Set it before the first Kick.
 	EnvFor func(d *store.Doc, r *store.Run) map[string]string
+	// Shared, if set (a shared home: etcd), says how a claimed run's supervisor reaches
+	// the shared home (its Spec.Shared; see shared.go), and Machine names this machine in
+	// the runs it claims. Set them before the first Kick.
+	Shared  func(r *store.Run) *SharedSpec
+	Machine string
+	// SharedWatch, if set, follows a run of another machine through the shared home: it
+	// calls fn with the run's journal (nil: none yet) and whether its supervisor's lease
+	// lives, now and after every change, until fn returns false or ctx ends. It blocks.
+	SharedWatch func(ctx context.Context, key string, fn func(j *Journal, alive bool) bool)
+	// SharedCancel, if set, asks the supervisor of a run of another machine to cancel it
+	// through the shared home.
+	SharedCancel func(key, reason string) error
 
 	kickMu   sync.Mutex // serialises claiming runs against Stop
 	stopping bool       // guarded by kickMu
@@ -171,6 +183,7 @@ func (e *Engine) claim(d *store.Doc, starts []claimed) []claimed {
 	for _, r := range Claim(d, e.owner, e.now()) {
 		rr := d.Run(r.ID)
 		rr.Log = logPath(e.home, r.ID)
+		rr.Machine = e.Machine
 		var env map[string]string
 		if e.EnvFor != nil {
 			env = e.EnvFor(d, rr)
@@ -240,14 +253,24 @@ func (e *Engine) Stop(reason string) {
 	e.kickMu.Unlock()
 	e.spares.close()
 	e.mu.Lock()
+	remote := map[string]*follower{}
 	for id, f := range e.procs {
-		if f.adopt {
+		switch {
+		case f.adopt:
 			f.stopFollowing()
-		} else {
+		case f.remoteCancel != nil:
+			remote[id] = f
+		default:
 			f.requestCancel(e.home, id, reason)
 		}
 	}
 	e.mu.Unlock()
+	// A run of another machine is asked to cancel through the shared home and not waited
+	// for (that machine may be out of reach): its end is recorded by the next writer.
+	for id, f := range remote {
+		f.requestCancel(e.home, id, reason)
+		f.stopFollowing()
+	}
 	e.wg.Wait()
 }
 

@@ -24,6 +24,9 @@ import (
 type follower struct {
 	attempt int  // the run's attempt: a record is made only for it
 	adopt   bool // on_owner_lost "adopt": Stop leaves it going
+	// remoteCancel asks a run of another machine to cancel through the shared home; nil
+	// for a run of this machine (its supervisor is asked through runs/).
+	remoteCancel func(reason string) error
 
 	mu     sync.Mutex
 	reason string        // why a cancel was asked; "" while none
@@ -55,7 +58,10 @@ func (f *follower) requestCancel(home, id, reason string) {
 		f.reason = reason
 	}
 	f.mu.Unlock()
-	if first {
+	switch {
+	case first && f.remoteCancel != nil:
+		_ = f.remoteCancel(reason) // a supervisor already gone has its end or death seen
+	case first:
 		_ = RequestCancel(home, id, reason) // a supervisor already gone has its end or death seen
 	}
 }
@@ -88,7 +94,11 @@ func (e *Engine) execute(f *follower, run store.Run, wf store.Workflow, extra ma
 		return
 	}
 	cancelLookedHook(run.ID) // tests only (hooks_on.go)
-	sup, err := e.startSupervisor(Spec{RunID: run.ID, Workflow: wf.Name, Steps: wf.Steps, Env: extra, Log: run.Log, Home: e.home})
+	spec := Spec{RunID: run.ID, Workflow: wf.Name, Steps: wf.Steps, Env: extra, Log: run.Log, Home: e.home}
+	if e.Shared != nil {
+		spec.Shared = e.Shared(&run)
+	}
+	sup, err := e.startSupervisor(spec)
 	if err != nil {
 		e.recordEnd(run.ID, f.attempt, failedWith(err.Error()), extra, runDir)
 		return
@@ -150,12 +160,20 @@ func (e *Engine) Adopt(r store.Run, adopt bool) {
 		return
 	}
 	f := e.register(r.ID, r.Attempt, adopt)
+	if e.remote(&r) && e.SharedCancel != nil {
+		key := SharedRunKey(r.ID, r.Attempt)
+		f.remoteCancel = func(reason string) error { return e.SharedCancel(key, reason) }
+	}
 	if r.CancelRequested { // asked before this engine knew the run: carried out now
 		f.requestCancel(e.home, r.ID, CancelReasonOf(&r))
 	}
 	go func() {
 		defer e.wg.Done()
 		defer e.forget(r.ID)
+		if e.remote(&r) { // its supervisor is on another machine: through the shared home
+			e.followShared(f, r)
+			return
+		}
 		e.follow(f, r.ID, 0, 0, nil, RunDir(e.home, r.ID))
 	}()
 }

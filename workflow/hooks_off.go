@@ -13,3 +13,4 @@ func supervisorCommand(home, runID string) *exec.Cmd { return defaultSupervisorC
 func sparesOff() bool                                { return false }
 func cancelLookedHook(string)                        {}
 func retryPause(try int) time.Duration               { return saveRetryPause(try) }
+func leaseKillOff() bool                             { return false }

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 	_ = os.Unsetenv("BATON_TEST_ROLE")
 	switch role {
 	case "supervise":
-		os.Exit(Supervise(os.Getenv("BATON_TEST_HOME"), os.Getenv("BATON_TEST_RUN")))
+		os.Exit(Supervise(os.Getenv("BATON_TEST_HOME"), os.Getenv("BATON_TEST_RUN"), nil))
 	case "starter":
 		os.Exit(starterMain())
 	}

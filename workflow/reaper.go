@@ -26,6 +26,10 @@ type Supervision struct {
 	Alive    bool
 	Evidence string   // what was seen of its lock
 	Journal  *Journal // nil when the run has no journal (it never had a supervisor)
+	// Remote: it lives on another machine (a shared home), where it cannot be killed from
+	// here. Such a run is adopted whatever its policy, and failed or re-queued only once
+	// its supervisor's lease is gone (see followShared).
+	Remote bool
 }
 
 // SupervisionOf reads the evidence about run id's supervisor in home. A supervisor that
@@ -119,7 +123,7 @@ func FindOrphans(d *store.Doc, alive Liveness, sup func(r *store.Run) Supervisio
 		case s.Journal != nil && s.Journal.Ended: // finished; its supervisor may still be exiting
 			o.Action, o.Status, o.Exit, o.Error = ActionRecorded, s.Journal.Status, s.Journal.Exit, s.Journal.Error
 			o.Ended, o.end = s.Journal.EndedAt, endingOf(*s.Journal)
-		case s.Alive && (adoptAll || (w != nil && w.OnOwnerLost == "adopt")):
+		case s.Alive && (adoptAll || s.Remote || (w != nil && w.OnOwnerLost == "adopt")):
 			// A cancel asked for goes with it: the adopting follower passes it on at its
 			// first save, and the run ends cancelled with its reason, not killed as failed.
 			o.Action = ActionAdopted

@@ -272,7 +272,7 @@ func parseRights(oob []byte) ([]int, error) {
 // superviseSpare is the hidden mode `baton __supervise --spare`: wait for a run on the
 // socket the engine passed, then supervise it as Supervise does. It exits 0 without a
 // run when the socket closes first (its engine stopped, or its window died).
-func superviseSpare() int {
+func superviseSpare(open OpenShared) int {
 	conn := takeReadyPipe()
 	if conn == nil {
 		fmt.Fprintf(os.Stderr, "baton %s %s: only a window starts a spare supervisor\n", SuperviseArg, SpareArg)
@@ -294,7 +294,7 @@ func superviseSpare() int {
 		<-term // sent while idle, not to cancel a run: only the start record names our pid
 	}
 	logTo(spec.Log)
-	s, err := beginRun(spec, lock)
+	s, err := beginRun(spec, lock, open)
 	if err != nil {
 		return refuse(conn, spec.RunID, err)
 	}

@@ -43,6 +43,7 @@ type Spec struct {
 	Env      map[string]string `json:"env,omitempty"` // extra environment for every step
 	Log      string            `json:"log"`           // the run log, appended to
 	Home     string            `json:"home"`
+	Shared   *SharedSpec       `json:"shared,omitempty"` // the run's shared home (etcd); nil on a folder home
 }
 
 func runsDir(home string) string         { return filepath.Join(home, "runs") }
@@ -135,15 +136,20 @@ const SuperviseArg = "__supervise"
 // SpareArg for a spare supervisor: see spare.go).
 // main (and a test binary that starts windows) calls it first thing, before any other
 // work, and exits with what it returns.
-func SuperviseMain(args []string) int {
+// A run on a shared home is refused: use SuperviseMainWith.
+func SuperviseMain(args []string) int { return SuperviseMainWith(args, nil) }
+
+// SuperviseMainWith is SuperviseMain for a program that can reach a shared home: open
+// opens a run's hold there (see OpenShared).
+func SuperviseMainWith(args []string, open OpenShared) int {
 	if len(args) == 1 && args[0] == SpareArg {
-		return superviseSpare()
+		return superviseSpare(open)
 	}
 	if len(args) != 3 || args[0] != "--home" {
 		fmt.Fprintf(os.Stderr, "baton %s: usage: baton %s --home DIR RUN\n", SuperviseArg, SuperviseArg)
 		return 2
 	}
-	return Supervise(args[1], args[2])
+	return Supervise(args[1], args[2], open)
 }
 
 // supervisorReadyTimeout bounds how long StartSupervisor waits for readiness.

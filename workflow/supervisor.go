@@ -39,10 +39,13 @@ const readyEnv = "BATON_SUPERVISOR_READY_FD"
 //
 // SIGTERM (or SIGINT) cancels the run: the current step's process group is killed and the
 // run ends cancelled with the reason written in runs/<id>.cancel (see RequestCancel).
-func Supervise(home, runID string) int {
+//
+// open opens the run's hold in its shared home when its spec names one (nil: a program
+// that cannot reach one refuses such a run).
+func Supervise(home, runID string, open OpenShared) int {
 	term := notifyTerm() // before anyone can know our pid
 	ready := takeReadyPipe()
-	s, err := openSupervisor(home, runID)
+	s, err := openSupervisor(home, runID, open)
 	if err != nil {
 		return refuse(ready, runID, err)
 	}
@@ -81,13 +84,22 @@ func (s *supervisor) serve(term <-chan os.Signal, ready *os.File) int {
 			s.p.cancel(cancelReason(s.home, s.runID))
 		}
 	}()
+	ended := make(chan struct{})
+	defer close(ended)
+	go s.sh.watch(s.p, ended)
 	// The journal's room was reserved when it was created (createJournal): a full disk
 	// cannot refuse these records. A journal write that fails anyway (a failing disk) ends
 	// the records: nothing is appended after a record that may be torn.
 	status, exit, errText, cut, err := s.runSteps()
-	if err == nil {
-		err = s.j.append(endRec{Type: recEnd, At: time.Now().UTC(), Status: status, Error: clip(errText), Exit: exit, LogCut: cut})
+	if why := s.sh.lost(); why != "" && err == nil {
+		status, errText = store.StatusFailed, why // recorded here only: the shared home is not touched
 	}
+	if err == nil {
+		end := endRec{Type: recEnd, At: time.Now().UTC(), Status: status, Error: clip(errText), Exit: exit, LogCut: cut}
+		_ = s.sh.mirror(s.p, end) // in the shared home first: the run has not ended before
+		err = s.j.append(end)
+	}
+	s.sh.close()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "baton supervisor of run %s: %v; the run is left without an end record\n", s.runID, err)
 		return 1
@@ -102,11 +114,12 @@ type supervisor struct {
 	lock        *os.File // runs/<id>.lock, flocked for the life of the process
 	j           *journalWriter
 	p           *runProc // the current step's group, cancellation and timeout
+	sh          *shared  // the run's hold in a shared home; nil on a folder home
 }
 
 // openSupervisor reads the spec, takes the run's lock and records the start. Once it
 // returns, the lock is held and the start record is written (see journal.go).
-func openSupervisor(home, runID string) (*supervisor, error) {
+func openSupervisor(home, runID string, open OpenShared) (*supervisor, error) {
 	if err := checkRunID(runID); err != nil {
 		return nil, err
 	}
@@ -118,22 +131,35 @@ func openSupervisor(home, runID string) (*supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return beginRun(spec, lock)
+	return beginRun(spec, lock, open)
 }
 
 // beginRun records the start of spec's run in a new journal, lock being the run's lock,
-// held; on failure the lock is let go.
-func beginRun(spec Spec, lock *os.File) (*supervisor, error) {
-	j, err := createJournal(journalPath(spec.Home, spec.RunID), len(spec.Steps))
-	if err == nil {
-		h := selfHolder()
-		err = j.write(startRec{Type: recStart, At: time.Now().UTC(), PID: h.PID, Start: h.Start, Boot: h.Boot}) // synced with the first step's record
-	}
+// held; on failure the lock is let go. On a shared home the run's lease and alive key come
+// first (refused if a writer reaped the run already), and the start record is durable
+// there before it returns.
+func beginRun(spec Spec, lock *os.File, open OpenShared) (*supervisor, error) {
+	sh, err := openSharedRun(spec, open)
 	if err != nil {
 		_ = lock.Close()
 		return nil, err
 	}
-	return &supervisor{home: spec.Home, runID: spec.RunID, spec: spec, lock: lock, j: j, p: &runProc{}}, nil
+	p := &runProc{}
+	j, err := createJournal(journalPath(spec.Home, spec.RunID), len(spec.Steps))
+	if err == nil {
+		h := selfHolder()
+		rec := startRec{Type: recStart, At: time.Now().UTC(), PID: h.PID, Start: h.Start, Boot: h.Boot}
+		err = j.write(rec) // synced with the first step's record
+		if err == nil {
+			err = sh.mirror(p, rec)
+		}
+	}
+	if err != nil {
+		sh.close()
+		_ = lock.Close()
+		return nil, err
+	}
+	return &supervisor{home: spec.Home, runID: spec.RunID, spec: spec, lock: lock, j: j, p: p, sh: sh}, nil
 }
 
 // holder names the process that holds a run's lock. It is the lock file's content, there
@@ -342,22 +368,31 @@ func (s *supervisor) runStep(i int, step store.Step, logf *runLog) (exit *int, e
 	cmd.Dir = step.Dir
 	cmd.Env = stepEnv(step, s.spec.Env, s.home, s.runID)
 	var out io.Writer = logf
+	if t := s.sh.logTail(); t != nil { // the tail in the shared home: redacted as the log is
+		out = io.MultiWriter(logf, t)
+	}
 	if secrets := secretValues(step.Env, s.spec.Env); len(secrets) > 0 {
-		red := &redactor{w: logf, secrets: secrets}
+		red := &redactor{w: out, secrets: secrets}
 		defer red.Flush() // after the pipe's copy ended (deferred calls run last first)
 		out = red
 	}
 	pipe, err := newOutputPipe()
 	if err != nil {
 		errText = clip(fmt.Sprintf("step %d (%s): cannot start %q: its output pipe: %v", i+1, name, step.Argv[0], err))
-		return nil, errText, s.j.append(stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Error: errText})
+		return nil, errText, s.endUnstarted(i, errText)
 	}
 	defer pipe.finish(2 * time.Second)
 	cmd.Stdout, cmd.Stderr = pipe.w, pipe.w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// On a shared home the step's start is durable there before the step starts (without
+	// its pid, which means nothing on another machine); a lost lease starts nothing.
+	if err := s.sh.mirror(s.p, stepStartRec{Type: recStepStart, At: time.Now().UTC(), Step: i}); err != nil {
+		errText = clip(fmt.Sprintf("step %d (%s) was not started: %v", i+1, name, err))
+		return nil, errText, s.j.append(stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Error: errText})
+	}
 	if err := cmd.Start(); err != nil {
 		errText = clip(fmt.Sprintf("step %d (%s): cannot start %q: %v", i+1, name, step.Argv[0], unwrapExec(err)))
-		return nil, errText, s.j.append(stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Error: errText})
+		return nil, errText, s.endUnstarted(i, errText)
 	}
 	pipe.start(out)
 	pid := cmd.Process.Pid
@@ -405,5 +440,14 @@ func (s *supervisor) runStep(i int, step store.Step, logf *runLog) (exit *int, e
 		exit = nil // killed by a signal: no exit code
 	}
 	errText = clip(errText)
-	return exit, errText, s.j.append(stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Exit: exit, Error: errText})
+	end := stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Exit: exit, Error: errText}
+	_ = s.sh.mirror(s.p, end) // a lost lease killed the step: the local journal says why
+	return exit, errText, s.j.append(end)
+}
+
+// endUnstarted records that step i could not be started, in the shared home too.
+func (s *supervisor) endUnstarted(i int, errText string) error {
+	end := stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Error: errText}
+	_ = s.sh.mirror(s.p, end)
+	return s.j.append(end)
 }

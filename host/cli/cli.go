@@ -46,6 +46,7 @@ import (
 
 	"baton/host"
 	"baton/store"
+	"baton/store/etcdhome"
 	"baton/workflow"
 )
 
@@ -294,25 +295,30 @@ type runResult struct {
 	LogTail     string `json:"log_tail,omitempty"` // run --wait: its last lines
 	Output      string `json:"output,omitempty"`   // logs: the whole log
 	ForwardedTo int    `json:"forwarded_to,omitempty"`
+	Machine     string `json:"machine,omitempty"` // an etcd home: the machine the run ran on
 	// LogCut: the log could not be written whole (a full disk): how much it kept, and why.
 	LogCut *store.LogCut `json:"log_cut,omitempty"`
 }
 
 func resultOf(r *store.Run, home string) runResult {
 	return runResult{ID: r.ID, Workflow: r.Workflow, Status: r.Status, Error: r.Error, ExitCode: r.ExitCode,
-		DurationMS: r.Duration(time.Now()).Milliseconds(), Log: host.RunLogPath(r, home), LogCut: r.LogCut}
+		DurationMS: r.Duration(time.Now()).Milliseconds(), Log: host.RunLogPath(r, home), LogCut: r.LogCut, Machine: r.Machine}
 }
 
 // runNote is what the command line says of a run beside its status: its error and, when
 // its log was cut, how and why ("log cut at 12.3 KiB: no space left on device").
 func runNote(r *store.Run) string {
-	if r.LogCut == nil {
-		return r.Error
+	var notes []string
+	if r.Machine != "" { // an etcd home: where it runs
+		notes = append(notes, "on machine "+r.Machine)
 	}
-	if r.Error == "" {
-		return r.LogCut.String()
+	if r.Error != "" {
+		notes = append(notes, r.Error)
 	}
-	return r.Error + "; " + r.LogCut.String()
+	if r.LogCut != nil {
+		notes = append(notes, r.LogCut.String())
+	}
+	return strings.Join(notes, "; ")
 }
 
 // run is `baton run WORKFLOW [--task T] [--wait]`.
@@ -658,6 +664,20 @@ func (c *cli) logs(args []string) int {
 	sink := io.Writer(c.stdout)
 	if c.json {
 		sink = &out
+	}
+	if tail, where, remote, err := w.RemoteLogTail(&r); remote { // an etcd home: the log is on another machine
+		if err != nil {
+			return c.fail(err)
+		}
+		fmt.Fprintf(c.stderr, "baton logs: run %s ran on another machine; its whole log is there (%s). The last %d KiB, kept in etcd:\n",
+			r.ID, where, etcdhome.LogTailSize>>10)
+		_, _ = sink.Write(tail)
+		if c.json {
+			res := resultOf(&r, w.Home())
+			res.Output = out.String()
+			c.printJSON(res)
+		}
+		return exitOK
 	}
 	var off int64
 	var refused error // a log that is not Baton's own (a symlink): never printed

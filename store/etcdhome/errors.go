@@ -39,4 +39,7 @@ var (
 var (
 	// ErrSupervised is returned by Supervise when the run already has a live supervisor.
 	ErrSupervised = errors.New("the run already has a live supervisor")
+	// ErrReaped is returned by Supervise when a writer has already reaped the run (its
+	// tombstone is there: see Term.MarkReaped): the late supervisor must run no step.
+	ErrReaped = errors.New("the run was reaped before its supervisor started: no step may start")
 )

@@ -79,6 +79,8 @@ func (h *Home) aliveKey(id string) string {
 }
 func (h *Home) journalPfx(id string) string { return h.runPfx(id) + "journal/" }
 func (h *Home) logTailKey(id string) string { return h.runPfx(id) + "logtail" }
+func (h *Home) reapedKey(id string) string  { return h.runPfx(id) + "reaped" }
+func (h *Home) cancelKey(id string) string  { return h.runPfx(id) + "cancel" }
 
 // ttl returns the lease in whole seconds, rounded up, as etcd grants it.
 func (h *Home) ttl() int {

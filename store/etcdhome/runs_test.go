@@ -4,10 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"baton/store/storetest/etcdtest"
 )
 
 func supervise(t *testing.T, h *Home, run string) *Supervisor {
@@ -108,10 +114,18 @@ func TestSupervisorLostWhenCutOff(t *testing.T) {
 	}
 	defer s.Close(context.Background())
 	m.e.Close() // etcd gone: no renewal can succeed
+	// An Append in flight (it cannot be answered) must not keep Lost from closing.
+	actx, acancel := context.WithCancel(context.Background())
+	appended := make(chan error, 1)
+	go func() { appended <- s.Append(actx, []byte(`{"type":"step_end"}`)) }()
 	select {
 	case <-s.Lost():
 	case <-time.After(60 * time.Second):
 		t.Fatal("Lost not closed a minute after etcd went away")
+	}
+	acancel()
+	if err := <-appended; err == nil {
+		t.Fatal("an Append without etcd succeeded")
 	}
 	if why := s.Why(); why == nil || !strings.Contains(why.Error(), "could not be renewed") {
 		t.Fatalf("Why = %v", why)
@@ -165,5 +179,130 @@ func TestLogTailRateLimited(t *testing.T) {
 	max := int64(elapsed/LogTailEvery) + 2 // one per interval, the first at once, and Close's
 	if v := resp.Kvs[0].Version; v > max || v < 2 {
 		t.Fatalf("%d puts of the tail in %s, want 2..%d", v, elapsed, max)
+	}
+}
+
+// TestStartRaceReaperFirst: a run saved running whose supervisor has not yet put its
+// alive key is reaped (tombstone); the late supervisor is then refused (ErrReaped) and
+// puts nothing, also after the run's keys were forgotten: no step may start.
+func TestStartRaceReaperFirst(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	w := writer(t, h, ident("laptop", 10))
+	if err := w.MarkReaped(ctx, "late"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.MarkReaped(ctx, "late"); err != nil { // idempotent
+		t.Fatal(err)
+	}
+	if err := w.ForgetRun(ctx, "late"); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := h.Supervise(ctx, "late", ident("laptop", 31)); !errors.Is(err, ErrReaped) {
+		if s != nil {
+			s.Close(ctx)
+		}
+		t.Fatalf("late supervisor after the reap: %v, want ErrReaped", err)
+	}
+	st, err := h.RunState(ctx, "late")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Alive != nil || !st.Reaped {
+		t.Fatalf("after a refused supervisor: %+v, want no alive key and the tombstone", st)
+	}
+}
+
+// TestStartRaceSupervisorFirst: a supervisor whose alive key is there wins: the reaper's
+// tombstone is refused (ErrSupervised), so it never treats the run as dead; a writer whose
+// term ended cannot put one either (ErrFenced).
+func TestStartRaceSupervisorFirst(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	s := supervise(t, h, "early")
+	w := writer(t, h, ident("laptop", 10))
+	if err := w.MarkReaped(ctx, "early"); !errors.Is(err, ErrSupervised) {
+		t.Fatalf("tombstone of a supervised run: %v, want ErrSupervised", err)
+	}
+	st, err := h.RunState(ctx, "early")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Reapable() || st.Reaped {
+		t.Fatalf("supervised run after the refused reap: %+v", st)
+	}
+	if err := s.Append(ctx, []byte(`{"type":"start"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.MarkReaped(ctx, "other"); !errors.Is(err, ErrFenced) {
+		t.Fatalf("tombstone by a resigned writer: %v, want ErrFenced", err)
+	}
+}
+
+// TestForgetRunAttempts: every attempt's journal and tail go, a live attempt's stay, the
+// tombstones stay, and another run's keys are not touched.
+func TestForgetRunAttempts(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	w := writer(t, h, ident("laptop", 10))
+	for _, k := range []string{"r7@1", "r7@2", "r70@1"} {
+		s := supervise(t, h, k)
+		if err := s.Append(ctx, []byte(`{"type":"start"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if k != "r7@2" {
+			if err := s.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.MarkReaped(ctx, "r7@3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.ForgetRunAttempts(ctx, "r7"); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]int{"r7@1": 0, "r7@2": 1, "r70@1": 1} {
+		if st, err := h.RunState(ctx, k); err != nil || len(st.Journal) != want {
+			t.Errorf("%s after forgetting r7: %d records (%v), want %d", k, len(st.Journal), err, want)
+		}
+	}
+	if st, _ := h.RunState(ctx, "r7@3"); !st.Reaped {
+		t.Error("the tombstone of r7@3 was forgotten")
+	}
+}
+
+// TestLostWhileAppendHangs: etcd cut off (every byte dropped, as a network cut does)
+// while an Append waits for its answer: Lost still closes by the supervisor's deadline.
+// It once waited for the Append, which waited for Lost: the supervisor hung.
+func TestLostWhileAppendHangs(t *testing.T) {
+	p := etcdtest.NewProxy(t, []string{shared.endpoint})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: p.Endpoints(), DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	h := openHome(t, cli, fmt.Sprintf("t%d-hang", prefixes.Add(1)), Options{Lease: 2 * time.Second})
+	s, err := h.Supervise(testCtx(t), "r", ident("laptop", 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	p.Cut()
+	actx, acancel := context.WithCancel(context.Background())
+	defer acancel()
+	appended := make(chan error, 1)
+	go func() { appended <- s.Append(actx, []byte(`{"type":"step_end"}`)) }()
+	select {
+	case <-s.Lost():
+	case <-time.After(60 * time.Second):
+		t.Fatal("Lost not closed a minute after the cut, while an Append waited")
+	}
+	acancel()
+	if err := <-appended; err == nil {
+		t.Fatal("an Append through a cut network succeeded")
 	}
 }

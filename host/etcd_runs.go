@@ -1,0 +1,232 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"baton/store"
+	"baton/store/etcdhome"
+	"baton/workflow"
+	"baton/workflow/proc"
+)
+
+// Runs on an etcd home. A run executes on the writer's machine under its supervisor, with
+// its local lock, journal and log in the local folder as on a folder home; besides, the
+// supervisor holds its own lease in etcd (OpenSharedRun) and mirrors its journal there
+// (workflow/shared.go). Every machine judges a run by that: its supervisor lives while
+// its alive key is there (a read error is "alive": never dead on doubt), its journal is
+// the one in etcd, and a run is reaped only once its supervisor's lease is gone, after
+// the reaper's tombstone (Term.MarkReaped) made sure no late supervisor can start it.
+// A run of another machine is never killed from here (it cannot be): it is adopted and
+// followed through etcd (sharedWatch) until its end, or until its lease is gone (its
+// supervisor killed its steps before that) and its policy fails or re-queues it.
+
+// OpenSharedRun is workflow.OpenShared on an etcd home: the run supervisor dials the
+// home (the password only from its inherited environment, BATON_ETCD_PASSWORD), grants
+// its own lease and puts its alive key (etcdhome.Home.Supervise). main passes it to
+// workflow.SuperviseMainWith. It blocks for a few round trips.
+func OpenSharedRun(spec workflow.SharedSpec) (workflow.SharedRun, error) {
+	addr, err := etcdhome.ParseURL(spec.URL)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := etcdhome.ClientConfig(addr, etcdhome.TLSFiles{CACert: spec.CACert, Cert: spec.Cert, Key: spec.Key}, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("etcd home %s: %w", spec.URL, err)
+	}
+	h, err := etcdhome.Open(cli, addr.Prefix, etcdhome.Options{Lease: spec.Lease})
+	if err != nil {
+		_ = cli.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeoutEtcd)
+	defer cancel()
+	start, _ := proc.Start(os.Getpid())
+	sup, err := h.Supervise(ctx, spec.RunKey, etcdhome.Identity{Machine: spec.Machine, Host: spec.Host,
+		Owner: store.Owner{PID: os.Getpid(), Start: start, Boot: proc.BootID()}})
+	if err != nil {
+		_ = cli.Close()
+		return nil, err
+	}
+	return &sharedRun{cli: cli, sup: sup}, nil
+}
+
+// sharedRun is workflow.SharedRun over an etcdhome.Supervisor and its own client.
+type sharedRun struct {
+	cli *clientv3.Client
+	sup *etcdhome.Supervisor
+}
+
+func (s *sharedRun) Append(ctx context.Context, rec []byte) error { return s.sup.Append(ctx, rec) }
+func (s *sharedRun) LogTail() io.WriteCloser                      { return s.sup.LogTail() }
+func (s *sharedRun) Lost() <-chan struct{}                        { return s.sup.Lost() }
+func (s *sharedRun) Why() error                                   { return s.sup.Why() }
+func (s *sharedRun) Cancels() <-chan string                       { return s.sup.Cancels() }
+func (s *sharedRun) Close() error {
+	err := s.sup.Close(context.Background())
+	_ = s.cli.Close()
+	return err
+}
+
+// sharedSpec is how run r's supervisor reaches this home (workflow.Engine.Shared).
+func (e *etcdWire) sharedSpec(r *store.Run) *workflow.SharedSpec {
+	return &workflow.SharedSpec{URL: e.url, CACert: e.tls.CACert, Cert: e.tls.Cert, Key: e.tls.Key, Lease: e.lease,
+		Machine: e.machine, Host: e.hostname, RunKey: workflow.SharedRunKey(r.ID, r.Attempt)}
+}
+
+// wireEngine makes term t's engine run and follow runs through the etcd home.
+func (e *etcdWire) wireEngine(eng *workflow.Engine) {
+	eng.Shared, eng.Machine, eng.SharedWatch, eng.SharedCancel = e.sharedSpec, e.machine, e.sharedWatch, e.sharedCancel
+}
+
+// sharedCancel is workflow.Engine.SharedCancel: the run's cancel key in etcd.
+func (e *etcdWire) sharedCancel(key, reason string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeoutEtcd)
+	defer cancel()
+	ok, err := e.home.RequestCancel(ctx, key, reason)
+	if err == nil && !ok {
+		err = fmt.Errorf("run %s: %w", key, workflow.ErrSupervisorGone)
+	}
+	return err
+}
+
+// sharedWatch is workflow.Engine.SharedWatch: run key's state in etcd, folded.
+func (e *etcdWire) sharedWatch(ctx context.Context, key string, fn func(j *workflow.Journal, alive bool) bool) {
+	_ = e.home.WatchRun(ctx, key, func(st etcdhome.RunState) bool {
+		var j *workflow.Journal
+		if len(st.Journal) > 0 {
+			if got, err := workflow.FoldJournal(e.url+" run "+key, st.Journal); err == nil {
+				j = &got
+			} else {
+				e.logf("%v", err)
+			}
+		}
+		return fn(j, st.Alive != nil)
+	})
+}
+
+// supervision is what etcd knows of run r's supervisor (this attempt's), for term's
+// reaper. Alive while its alive key is there (Remote if on another machine); a read
+// error is alive. With no alive key the run is dead only once the term's tombstone is
+// in (MarkReaped), judged by what etcd holds after it: a supervisor that puts its alive
+// key first wins, and one that comes later is refused, so a reaped run never also runs.
+// term is the takeover's etcd term (nil: nothing is ever taken for dead).
+func (e *etcdWire) supervision(term *etcdhome.Term, r *store.Run) workflow.Supervision {
+	key := workflow.SharedRunKey(r.ID, r.Attempt)
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeoutEtcd)
+	defer cancel()
+	for try := 0; ; try++ {
+		st, err := e.home.RunState(ctx, key)
+		if err != nil {
+			return workflow.Supervision{Alive: true, Remote: r.Machine != e.machine,
+				Evidence: fmt.Sprintf("etcd cannot be read (%v): never taken for dead", err)}
+		}
+		s := workflow.Supervision{}
+		if len(st.Journal) > 0 {
+			if j, err := workflow.FoldJournal(e.url+" run "+key, st.Journal); err == nil {
+				s.Journal = &j
+			}
+		}
+		if st.Alive != nil {
+			s.Alive, s.Remote = true, st.Alive.Machine != e.machine
+			s.Evidence = fmt.Sprintf("its supervisor pid %d on machine %s holds its lease in etcd", st.Alive.Owner.PID, st.Alive.Machine)
+			return s
+		}
+		if !st.Reaped && term == nil {
+			s.Alive, s.Remote = true, r.Machine != e.machine
+			s.Evidence = "no writer term to put the run's tombstone with: never taken for dead"
+			return s
+		}
+		if !st.Reaped {
+			err := term.MarkReaped(ctx, key)
+			if err == nil || errors.Is(err, etcdhome.ErrSupervised) {
+				// Read again: a supervisor that came first (alive now, or gone already
+				// with its journal) is judged by what it left; after the tombstone none
+				// can start, so that read is final.
+				if try < 5 {
+					continue
+				}
+				err = errors.New("the run's keys keep changing")
+			}
+			return workflow.Supervision{Alive: true, Remote: r.Machine != e.machine,
+				Evidence: fmt.Sprintf("the run's tombstone could not be put (%v): never taken for dead", err)}
+		}
+		s.Evidence = "its supervisor holds no lease in etcd (gone, or never started: no supervisor may start it now)"
+		return s
+	}
+}
+
+// ownerAlive says whether window o of another machine (no evidence here) lives: while it
+// has a key in the writer election (every window campaigns, on its session's lease).
+// Once its key is gone its lease is gone: its writer term (if it had one) is over and it
+// can write nothing more; a read error is alive.
+func (e *etcdWire) ownerAlive(o store.Owner) (bool, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeoutEtcd)
+	defer cancel()
+	resp, err := e.cli.Get(ctx, e.writerPrefix(), clientv3.WithPrefix())
+	if err != nil {
+		return true, fmt.Sprintf("etcd cannot be read (%v): window pid %d never taken for dead", err, o.PID)
+	}
+	for _, kv := range resp.Kvs {
+		var id etcdhome.Identity
+		if json.Unmarshal(kv.Value, &id) == nil && id.Owner.Instance == o.Instance {
+			return true, fmt.Sprintf("window pid %d on machine %s holds its lease in etcd", o.PID, id.Machine)
+		}
+	}
+	return false, fmt.Sprintf("window pid %d (another machine's) has no lease in etcd: it is gone or cut off, and can write nothing more", o.PID)
+}
+
+// etcdTerm returns the etcd term of hold, or nil for a hold that is not an etcd
+// election's.
+func etcdTerm(hold store.LockHold) *etcdhome.Term {
+	if h, ok := hold.(*etcdhome.Hold); ok {
+		return h.Term()
+	}
+	return nil
+}
+
+// RemoteLogTail is for a run whose log is on another machine (an etcd home; logs stay on
+// the machine that ran the run): the last 64 KiB of the log, kept in etcd, and where the
+// whole log is. remote is false when the log is here (or the home is a folder): read
+// RunLogPath then. It blocks for one etcd read.
+func (w *Core) RemoteLogTail(r *store.Run) (tail []byte, where string, remote bool, err error) {
+	if w.etcd == nil || r.Machine == "" {
+		return nil, "", false, nil
+	}
+	if _, err := os.Lstat(RunLogPath(r, w.home)); err == nil && r.Machine == w.etcd.machine {
+		return nil, "", false, nil
+	}
+	where = fmt.Sprintf("machine %s, %s", r.Machine, RunLogPath(r, w.home))
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeoutEtcd)
+	defer cancel()
+	st, err := w.etcd.home.RunState(ctx, workflow.SharedRunKey(r.ID, r.Attempt))
+	if err != nil {
+		return nil, where, true, fmt.Errorf("run %s: its log is on %s and its tail cannot be read from etcd: %w", r.ID, where, err)
+	}
+	return st.LogTail, where, true, nil
+}
+
+// forgetEtcdRun removes what run id's supervisors left in etcd (journals, log tails; not
+// the tombstones), once retention dropped the run: term t's epoch guards it. A no-op on a
+// folder home; an error is logged (the keys wait for the next pass).
+func (w *Core) forgetEtcdRun(t *Term, id string) {
+	term := etcdTerm(t.lock)
+	if w.etcd == nil || term == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(t.ctx, opTimeoutEtcd)
+	defer cancel()
+	if err := term.ForgetRunAttempts(ctx, id); err != nil {
+		w.opts.Logf("retention: %v", err)
+	}
+}
