@@ -20,6 +20,9 @@ type remoteLogCore struct {
 	mu    sync.Mutex
 	tail  string
 	calls []time.Time // when RemoteLogTail was asked
+	// hold, when set, keeps RemoteLogTail from answering until it is closed, as an etcd
+	// out of reach does (for seconds); asked is told once it waits.
+	hold, asked chan struct{}
 }
 
 func (c *remoteLogCore) RemoteLogTail(r *store.Run) ([]byte, string, bool, error) {
@@ -27,8 +30,15 @@ func (c *remoteLogCore) RemoteLogTail(r *store.Run) ([]byte, string, bool, error
 		return c.Core.RemoteLogTail(r)
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.calls = append(c.calls, time.Now())
+	hold, asked := c.hold, c.asked
+	c.mu.Unlock()
+	if hold != nil {
+		asked <- struct{}{}
+		<-hold
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return []byte(c.tail), "machine " + r.Machine + ", /cache/baton/logs/" + r.ID + ".log", true, nil
 }
 
@@ -189,4 +199,29 @@ func TestFinishedRemoteLogIsNotGone(t *testing.T) {
 	}
 	// The pane ends the log with how the run ended, as for any log that lacks that line.
 	q.waitFor(t, "the tail", func() bool { return strings.HasPrefix(v.Log.Text(), "done here\n") && v.LogPane.Remote.Visible() })
+}
+
+// TestWindowGoesOnWhileEtcdIsSlow (issue 21): reading a remote tail blocks for as long as
+// etcd does not answer (seconds when it is out of reach); the window's ticks (durations,
+// the role bar, other logs) go on meanwhile, and the tail shows once etcd answers.
+func TestWindowGoesOnWhileEtcdIsSlow(t *testing.T) {
+	isolate(t)
+	home := newHome(t)
+	seedMachineRuns(t, home, store.StatusRunning, "laptop")
+	c := &remoteLogCore{Core: openCore(t, home), hold: make(chan struct{}), asked: make(chan struct{}, 1), tail: "slow\n"}
+	m, q := newUI(t, c)
+	q.waitFor(t, "the seeded run", func() bool { return len(m.runIdx) == 1 })
+	m.ShowRun(m.core.Snapshot().Runs[0].ID)
+	q.waitFor(t, "the tail read to begin", func() bool {
+		select {
+		case <-c.asked:
+			return true
+		default:
+			return false
+		}
+	})
+	from := m.ticks
+	q.waitFor(t, "ticks while the tail read waits on etcd", func() bool { return m.ticks >= from+3 })
+	close(c.hold)
+	q.waitFor(t, "the tail", func() bool { return m.RunView.Log.Text() == "slow\n" })
 }
