@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ type remoteLogCore struct {
 	// hold, when set, keeps RemoteLogTail from answering until it is closed, as an etcd
 	// out of reach does (for seconds); asked is told once it waits.
 	hold, asked chan struct{}
+	err         error // what reading the tail from etcd fails with, when set
 }
 
 func (c *remoteLogCore) RemoteLogTail(r *store.Run) ([]byte, string, bool, error) {
@@ -39,6 +41,9 @@ func (c *remoteLogCore) RemoteLogTail(r *store.Run) ([]byte, string, bool, error
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.err != nil {
+		return nil, "machine " + r.Machine + ", /cache/baton/logs/" + r.ID + ".log", true, c.err
+	}
 	return []byte(c.tail), "machine " + r.Machine + ", /cache/baton/logs/" + r.ID + ".log", true, nil
 }
 
@@ -224,4 +229,30 @@ func TestWindowGoesOnWhileEtcdIsSlow(t *testing.T) {
 	q.waitFor(t, "ticks while the tail read waits on etcd", func() bool { return m.ticks >= from+3 })
 	close(c.hold)
 	q.waitFor(t, "the tail", func() bool { return m.RunView.Log.Text() == "slow\n" })
+}
+
+// TestRemoteLogSaysWhenEtcdCannotBeRead (issue 21): when the tail cannot be read from
+// etcd the pane says so, where the whole log is, keeps what it showed, and shows the
+// tail once etcd answers again.
+func TestRemoteLogSaysWhenEtcdCannotBeRead(t *testing.T) {
+	c, m, q := machineUI(t, store.StatusRunning, "laptop")
+	c.setTail("before\n")
+	m.ShowRun(m.core.Snapshot().Runs[0].ID)
+	v := m.RunView
+	q.waitFor(t, "the tail", func() bool { return v.Log.Text() == "before\n" })
+	c.mu.Lock()
+	c.err = errors.New("context deadline exceeded")
+	c.mu.Unlock()
+	q.waitFor(t, "the pane to say etcd cannot be read", func() bool {
+		return strings.Contains(v.LogPane.Remote.Text, "It cannot be read from etcd now") && strings.Contains(v.LogPane.Remote.Text, "machine laptop (")
+	})
+	if v.Log.Text() != "before\n" {
+		t.Errorf("the pane shows %q after a failed read, want what it showed", v.Log.Text())
+	}
+	c.mu.Lock()
+	c.err, c.tail = nil, "before\nafter\n"
+	c.mu.Unlock()
+	q.waitFor(t, "the tail again", func() bool {
+		return v.Log.Text() == "before\nafter\n" && !strings.Contains(v.LogPane.Remote.Text, "cannot be read")
+	})
 }
