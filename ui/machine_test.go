@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2/widget"
+
 	"baton/host"
 	"baton/store"
 	"baton/ui/view"
@@ -138,6 +140,9 @@ func TestRunsNameTheirMachine(t *testing.T) {
 	if strings.Contains(v.Supervisor.Text, long) || !v.Machine.Visible() || v.Machine.Text != long {
 		t.Errorf("the long machine's run says %q, Machine line %q (shown: %v); want it shortened, and whole on its own line",
 			v.Supervisor.Text, v.Machine.Text, v.Machine.Visible())
+	}
+	if whole := widget.NewLabel(long).MinSize().Width; v.Machine.MinSize().Width >= whole {
+		t.Errorf("the Machine line needs %v wide, as much as the name unwrapped (%v): it widens the window", v.Machine.MinSize().Width, whole)
 	}
 	m.ShowRun(folder)
 	if v.Supervisor.Text != "supervisor pid 812" || v.Owner.Text != "pid 4242" || v.Machine.Visible() {
