@@ -168,6 +168,9 @@ func TestRemoteLogShowsItsTail(t *testing.T) {
 	if !v.LogPane.Remote.Visible() || v.LogPane.Remote.Text != want {
 		t.Errorf("the log's first line is %q (shown: %v), want %q", v.LogPane.Remote.Text, v.LogPane.Remote.Visible(), want)
 	}
+	if whole := widget.NewLabel(want).MinSize().Width; v.LogPane.Remote.MinSize().Width >= whole {
+		t.Errorf("the log's first line needs %v wide, as much as unwrapped (%v): it widens the window", v.LogPane.Remote.MinSize().Width, whole)
+	}
 
 	c.setTail("alpha one\nbeta two\ngamma three\n")
 	q.waitFor(t, "the new tail", func() bool { return strings.Contains(v.Log.Text(), "gamma three") })
