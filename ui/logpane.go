@@ -30,6 +30,9 @@ type LogPane struct {
 	Copy    *widget.Button
 	Earlier *widget.Button // pages in the text before what is shown; shown while there is some
 	Select  *LogSelect     // over the grid: the mouse selects text with it
+	// Remote is the first line for a log on another machine (an etcd home): where the
+	// whole log is, and that the pane shows its tail kept in etcd. Hidden otherwise.
+	Remote *widget.Label
 
 	obj       fyne.CanvasObject
 	clipboard func() fyne.Clipboard
@@ -39,6 +42,7 @@ type LogPane struct {
 	cut       bool   // text stops before the file's end (paged up past MaxLogShown): End reloads the end
 	endLine   string // the log's last line: how the run ended (view.EndLine); "" while it runs
 	endTone   view.Tone
+	remote    bool // text is the tail in etcd of a log on another machine (showRemote)
 	// attached is set once the Runs tab, and with it Grid, is in the window. Before that
 	// only text follows the log: the grid's first refresh loads the monospace fonts (see
 	// lazyTab).
@@ -70,10 +74,14 @@ func newLogPane(clipboard func() fyne.Clipboard) *LogPane {
 	p.Earlier = widget.NewButtonWithIcon("Earlier", theme.MoveUpIcon(), func() { p.earlier() })
 	p.Earlier.Hide()
 	p.Select = newLogSelect(p)
+	p.Remote = widget.NewLabel("")
+	p.Remote.Wrapping = fyne.TextWrapWord // a long path wraps: never the window
+	p.Remote.Importance = widget.WarningImportance
+	p.Remote.Hide()
 
 	bar := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		container.NewHBox(p.Earlier, p.End, p.Copy), container.NewGridWithColumns(2, p.Find, p.Found))
-	p.obj = container.NewBorder(bar, nil, nil, nil, container.NewStack(p.Grid, p.Select))
+	p.obj = container.NewBorder(container.NewVBox(bar, p.Remote), nil, nil, nil, container.NewStack(p.Grid, p.Select))
 	return p
 }
 
@@ -90,7 +98,29 @@ func (p *LogPane) attach() {
 // open shows the log of file path (none read yet), or note when it has none to show.
 func (p *LogPane) open(path, note string) {
 	p.path, p.base, p.cut = path, 0, false
+	p.remote = false
+	p.Remote.Hide()
 	p.reset(note)
+}
+
+// showRemote shows tail, the last 64 KiB of a log on another machine kept in etcd, under
+// header (where the whole log is): all of the pane's text, which Find searches and Copy
+// copies, saying it is the tail. failed keeps the text shown (the tail could not be read).
+// The end stays in view if it was.
+func (p *LogPane) showRemote(header string, tail []byte, failed bool) {
+	p.Remote.SetText(header)
+	p.Remote.Show()
+	if failed && p.remote {
+		return
+	}
+	follow := p.atBottom() || !p.remote
+	p.path, p.base, p.cut, p.remote = "", 0, false, true // nothing to page in: etcd holds only the tail
+	p.text = view.RemoteLogText(tail)
+	p.Select.clear()
+	p.show()
+	if follow {
+		p.end()
+	}
 }
 
 // reset shows text alone, from its end.
@@ -277,6 +307,9 @@ func (p *LogPane) markRows(from, to int) {
 // whole is the whole log: the text held when it is all of the file, else the file (its
 // last MaxLogCopy bytes, with a note saying so).
 func (p *LogPane) whole() (text, note string) {
+	if p.remote {
+		return p.text, view.RemoteLogNote()
+	}
 	if p.path == "" || (p.base == 0 && !p.cut) {
 		return p.text, ""
 	}

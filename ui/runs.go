@@ -39,6 +39,7 @@ func (m *Main) buildRuns() {
 		m.renderRun()
 	}
 	m.RunView = newRunView(m)
+	m.tail.remoteTail = m.core.RemoteLogTail
 	m.Runs.OnEnter = func() { m.Win.Canvas().Focus(m.RunView.LogPane.Select) }
 	m.buildHistory()
 }
@@ -150,11 +151,14 @@ type RunView struct {
 	Error      *widget.Label
 	Owner      *widget.Label
 	Supervisor *widget.Label // "supervisor pid 812", hidden when the run has none
-	Times      *widget.Label
-	Note       *widget.Label
-	Cancel     *widget.Button
-	Log        *widget.TextGrid // the run's log text (LogPane.Grid)
-	LogPane    *LogPane
+	// Machine is the whole name of the machine the run runs on, shown when the Window line
+	// shortens it (view.RunFacts.Machine).
+	Machine *widget.Label
+	Times   *widget.Label
+	Note    *widget.Label
+	Cancel  *widget.Button
+	Log     *widget.TextGrid // the run's log text (LogPane.Grid)
+	LogPane *LogPane
 
 	m       *Main
 	obj     fyne.CanvasObject
@@ -163,16 +167,19 @@ type RunView struct {
 	split   *container.Split // the run's facts above, its log below
 	id      string
 	logPath string
+	machine string // the machine of the run shown (etcd homes)
 	logGen  uint64
 	// roleNote is set while Note shows why Cancel is disabled (not a cancel result).
 	roleNote bool
+	// machineLabel is the Machine line's label, shown with it.
+	machineLabel *widget.Label
 }
 
 func newRunView(m *Main) *RunView {
 	v := &RunView{m: m, Title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		StatusIcon: widget.NewIcon(statusIcon(view.StatusTone(store.StatusQueued))), Status: widget.NewLabel(""),
 		Progress: NewStatusBar(), Exit: widget.NewLabel(""), Error: widget.NewLabel(""),
-		Owner: widget.NewLabel(""), Supervisor: widget.NewLabel(""), Times: widget.NewLabel(""), Note: widget.NewLabel(""),
+		Owner: widget.NewLabel(""), Supervisor: widget.NewLabel(""), Machine: widget.NewLabel(""), Times: widget.NewLabel(""), Note: widget.NewLabel(""),
 		LogPane: newLogPane(m.App.Clipboard)}
 	v.Log = v.LogPane.Grid
 	v.Title.SizeName = theme.SizeNameSubHeadingText
@@ -184,6 +191,11 @@ func newRunView(m *Main) *RunView {
 	v.Note.Importance = widget.WarningImportance
 	v.Note.Wrapping = fyne.TextWrapWord
 	v.Note.Hide()
+	v.Machine.Wrapping = fyne.TextWrapBreak // a name without spaces wraps too: never the window
+	machine := widget.NewLabel("Machine")
+	v.Machine.Hide()
+	machine.Hide()
+	v.machineLabel = machine
 	v.Cancel = widget.NewButtonWithIcon("Cancel run", theme.MediaStopIcon(), m.CancelSelected)
 	v.Cancel.Importance = widget.DangerImportance
 	v.empty = widget.NewLabel("Choose a run to see its log.")
@@ -193,6 +205,7 @@ func newRunView(m *Main) *RunView {
 		widget.NewLabel("Progress"), v.Progress,
 		widget.NewLabel("Exit code"), v.Exit,
 		widget.NewLabel("Window"), container.NewHBox(v.Owner, v.Supervisor),
+		machine, v.Machine,
 		widget.NewLabel("Time"), v.Times,
 	)
 	// The facts scroll in their own pane so that the log, below a handle the person can
@@ -226,18 +239,18 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 		v.id = ""
 		v.body.Hide()
 		v.empty.Show()
-		v.m.tail.follow("")
+		v.m.tail.follow(nil)
 		return
 	}
 	v.empty.Hide()
 	v.body.Show()
-	if r.ID != v.id || r.Log != v.logPath {
-		v.id, v.logPath = r.ID, r.Log
+	if r.ID != v.id || r.Log != v.logPath || r.Machine != v.machine {
+		v.id, v.logPath, v.machine = r.ID, r.Log, r.Machine
 		v.LogPane.open(r.Log, logGone(r))
-		v.logGen = v.m.tail.follow(r.Log)
 		v.setNote("")
 		v.roleNote = false
 	}
+	v.logGen = v.m.tail.follow(r) // also keeps the tail's copy of the run's status
 	f := view.FactsOf(r, self, now)
 	v.Title.SetText(f.Title)
 	v.StatusIcon.SetResource(statusIcon(f.Tone))
@@ -261,6 +274,14 @@ func (v *RunView) render(r *store.Run, self int, now time.Time) {
 	} else {
 		v.Supervisor.Hide()
 	}
+	v.Machine.SetText(f.Machine)
+	if f.Machine != "" {
+		v.Machine.Show()
+		v.machineLabel.Show()
+	} else {
+		v.Machine.Hide()
+		v.machineLabel.Hide()
+	}
 	v.Times.SetText(f.Times)
 }
 
@@ -273,6 +294,9 @@ func logGone(r *store.Run) string {
 		return ""
 	}
 	if _, err := os.Stat(r.Log); errors.Is(err, fs.ErrNotExist) {
+		if r.Machine != "" { // an etcd home: its log may be on another machine, the tail in etcd
+			return view.RemoteLogWait(r.Machine)
+		}
 		return view.LogGoneText
 	}
 	return ""
@@ -293,7 +317,11 @@ func (v *RunView) setWritable(ok bool, reason string, r *store.Run) {
 
 // appendLog adds what the tail read to the log view.
 func (v *RunView) appendLog(c logChunk) {
-	if c.gen != v.logGen || len(c.data) == 0 {
+	if c.gen != v.logGen || c.empty() {
+		return
+	}
+	if c.remote != nil {
+		v.LogPane.showRemote(c.remote.header, c.data, c.remote.failed)
 		return
 	}
 	if c.reset {
@@ -303,40 +331,60 @@ func (v *RunView) appendLog(c logChunk) {
 	v.LogPane.append(string(c.data))
 }
 
-// tail reads a run's log file as it grows. follow is called on the UI goroutine; read
-// on the ticker goroutine.
+// tail reads a run's log file as it grows, or for a run whose log is on another machine
+// (an etcd home) the tail of it kept in etcd (remoteTail). follow is called on the UI
+// goroutine; read on the ticker goroutine.
 type tail struct {
-	mu   sync.Mutex // guards the fields below
-	path string
-	off  int64
-	gen  uint64
+	remoteTail func(*store.Run) ([]byte, string, bool, error) // Core.RemoteLogTail; set once, before the ticker starts
+
+	mu     sync.Mutex // guards the fields below
+	path   string
+	off    int64
+	gen    uint64
+	run    store.Run // the run followed (its status kept fresh by follow); ID "" for none
+	remote remoteState
 }
 
 // logChunk is what one read of the tail found.
 type logChunk struct {
-	gen   uint64
-	data  []byte
-	off   int64 // where data starts in the file
-	reset bool  // the text before data was skipped: it is in the file, not read here
+	gen    uint64
+	data   []byte
+	off    int64       // where data starts in the file
+	reset  bool        // the text before data was skipped: it is in the file, not read here
+	remote *remoteRead // data is the tail kept in etcd of a log on another machine: all of it
 }
+
+// empty reports whether the read found nothing to show.
+func (c logChunk) empty() bool { return len(c.data) == 0 && c.remote == nil }
 
 // MaxLogRead caps one read of the log; a large log starts at its last MaxLogRead bytes,
 // and the log pane pages in what is before as the person scrolls up (LogPane.earlier).
 const MaxLogRead = 1 << 20
 
-// follow points the tail at path ("" for none) and returns its generation.
-func (t *tail) follow(path string) uint64 {
+// follow points the tail at run r's log (nil for none) and returns its generation: a new
+// one when the log followed changes. It keeps a copy of r, whose status decides whether
+// a remote tail may still change.
+func (t *tail) follow(r *store.Run) uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if path != t.path {
-		t.path, t.off = path, 0
+	var run store.Run
+	if r != nil {
+		run = *r
+	}
+	if run.Log != t.path || run.ID != t.run.ID || run.Machine != t.run.Machine || run.Attempt != t.run.Attempt {
+		t.path, t.off = run.Log, 0
+		t.remote = remoteState{}
 		t.gen++
 	}
+	t.run = run
 	return t.gen
 }
 
 // read returns the bytes appended since the last read.
 func (t *tail) read() logChunk {
+	if c, remote := t.readRemote(); remote {
+		return c
+	}
 	t.mu.Lock()
 	path, off, gen := t.path, t.off, t.gen
 	t.mu.Unlock()

@@ -47,7 +47,7 @@ func TestLogLinesStayAdjacentAcrossReads(t *testing.T) {
 	v := &RunView{LogPane: p, Log: p.Grid}
 	path := filepath.Join(t.TempDir(), "run.log")
 	var tl tail
-	v.logGen = tl.follow(path)
+	v.logGen = tl.follow(&store.Run{ID: "r1", Log: path})
 	var file string
 	for _, piece := range []string{"first\n", "second\n", "thi", "rd\nfourth\nfif", "th\n"} {
 		file += piece

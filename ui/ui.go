@@ -44,6 +44,11 @@ type Core interface {
 	// RequestWrite asks the writer to hand over to this window; it blocks until this
 	// window writes or the hand-over did not happen (up to 10 s).
 	RequestWrite(ctx context.Context) (uint64, error)
+	// RemoteLogTail is, for a run whose log is on another machine (an etcd home), the
+	// last 64 KiB of its log kept in etcd and where the whole log is; remote is false when
+	// the log is on this machine. It blocks for one etcd read: the tail calls it off the UI
+	// goroutine.
+	RemoteLogTail(r *store.Run) (tail []byte, where string, remote bool, err error)
 }
 
 // Options configure the window. The zero value is what the app uses.
@@ -425,7 +430,7 @@ func (m *Main) ticker() {
 		doc := m.core.Snapshot()
 		was := role
 		role = view.RoleText(st, m.core.LastTakeover(), doc, m.opts.Now())
-		if len(chunk.data) == 0 && !fresh && role == was && !view.AnyRunning(doc) {
+		if chunk.empty() && !fresh && role == was && !view.AnyRunning(doc) {
 			continue
 		}
 		m.post(func() { m.tick(chunk, entries, fresh) })

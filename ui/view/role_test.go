@@ -72,6 +72,14 @@ func TestRoleText(t *testing.T) {
 		{"reader, no writer", host.Status{Role: host.RoleReader}, host.Takeover{}, doc, now, "Read-only: waiting for the writer"},
 		{"reader with a problem", host.Status{Role: host.RoleReader, WriterPID: 77, Problem: "workflows.json is unreadable"}, host.Takeover{}, doc, now,
 			"Read-only: workflows.json is unreadable"},
+		// An etcd home (issue 21): the writer may be on another machine, and etcd may be
+		// out of reach, which makes every window read-only, the writer too.
+		{"reader, writer on another machine", host.Status{Role: host.RoleReader, WriterPID: 77, WriterMachine: "laptop"}, host.Takeover{}, doc, now,
+			"Read-only: machine laptop, window pid 77, is writing (since 14:02)"},
+		{"reader, etcd unreachable", host.Status{Role: host.RoleReader, WriterPID: 77, WriterMachine: "laptop", Problem: "etcd unreachable since 14:02"},
+			host.Takeover{}, doc, now, "Read-only: etcd unreachable since 14:02"},
+		{"writer, etcd unreachable", host.Status{Role: w, WriterPID: 9, WriterMachine: "desk", Problem: "etcd unreachable since 14:02"}, tk, doc, now,
+			"Read-only: etcd unreachable since 14:02"},
 		{"writer after a takeover", host.Status{Role: w}, tk, doc, now,
 			"Writer — took over from pid 41, failed 2 runs it left running, 41 ms"},
 		{"writer, note expired", host.Status{Role: w}, tk, doc, now.Add(TakeoverNoteFor), "Writer"},

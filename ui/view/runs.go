@@ -24,7 +24,7 @@ type RunRow struct {
 // RowOf is the row of run r; self is this window's pid.
 func RowOf(r *store.Run, self int, now time.Time) RunRow {
 	row := RunRow{Tone: StatusTone(r.Status), Title: r.ID + "  " + r.Workflow, Step: rowStep(r), Progress: Progress(r),
-		Owner: OwnerText(r, self)}
+		Owner: OwnerOn(r, self)}
 	if r.Task != "" {
 		row.Title += " · " + r.Task
 	}
@@ -59,9 +59,13 @@ type RunFacts struct {
 	Error    string // "" hides the error line
 	Owner    string
 	// Supervisor names the run's supervisor process ("supervisor pid 812"), running or
-	// finished; "" when the run has none (queued, or from before supervisors).
+	// finished; "" when the run has none (queued, or from before supervisors). On an etcd
+	// home it names the machine ("supervisor pid 812 on machine laptop").
 	Supervisor string
-	Times      string
+	// Machine is the whole name of the machine the run runs on when Supervisor and Owner
+	// show it shortened (MachineShort); "" hides the line.
+	Machine string
+	Times   string
 }
 
 // LogGoneText is what the log pane shows for a finished run whose log file is gone.
@@ -70,7 +74,7 @@ const LogGoneText = "(This run's log is gone: history retention removed it, as t
 // FactsOf is what the run view shows of r; self is this window's pid.
 func FactsOf(r *store.Run, self int, now time.Time) RunFacts {
 	f := RunFacts{Title: fmt.Sprintf("Run %s of %s", r.ID, r.Workflow), Status: r.Status, Tone: StatusTone(r.Status),
-		Step: StepText(r), Progress: Progress(r), Owner: OwnerText(r, self), Times: RunTimes(r, now)}
+		Step: StepText(r), Progress: Progress(r), Owner: OwnerOn(r, self), Times: RunTimes(r, now)}
 	if r.Task != "" {
 		f.Title += " · " + r.Task
 	}
@@ -86,8 +90,42 @@ func FactsOf(r *store.Run, self int, now time.Time) RunFacts {
 	}
 	if r.SupervisorPID != 0 {
 		f.Supervisor = fmt.Sprintf("supervisor pid %d", r.SupervisorPID)
+		if r.Machine != "" {
+			f.Supervisor += " on machine " + MachineShort(r.Machine)
+		}
+	}
+	if MachineShort(r.Machine) != r.Machine {
+		f.Machine = r.Machine
 	}
 	return f
+}
+
+// MaxMachineShown is the most characters of a machine's name a runs row and the run
+// view's Window line show: a longer name ends in an ellipsis there and is whole on the
+// run view's Machine line, so that no machine's name widens the window.
+const MaxMachineShown = 24
+
+// MachineShort is machine's name cut to MaxMachineShown characters, ending in an ellipsis
+// when it was cut.
+func MachineShort(machine string) string {
+	if utf8.RuneCountInString(machine) <= MaxMachineShown {
+		return machine
+	}
+	return string([]rune(machine)[:MaxMachineShown-1]) + "…"
+}
+
+// OwnerOn is OwnerText naming the machine the run runs on, when it has one (an etcd
+// home): "pid 812 on laptop". A folder home's runs have none: OwnerText.
+func OwnerOn(r *store.Run, self int) string {
+	s := OwnerText(r, self)
+	if s == "" || r.Machine == "" {
+		return s
+	}
+	on := fmt.Sprintf("pid %d on %s", r.OwnerPID, MachineShort(r.Machine))
+	if r.OwnerPID == self {
+		on += " (this window)"
+	}
+	return on
 }
 
 // ExitText is a run's exit code in words, the same wherever it shows (workflow.ExitText).
