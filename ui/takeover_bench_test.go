@@ -249,6 +249,7 @@ func BenchmarkKillWindowToLockFree(b *testing.B) {
 	bin := buildApp(b)
 	kinds := []string{"desktop", "desktop-mesa-cache", "headless"}
 	took := map[string][]time.Duration{}
+	var samples []string
 	b.StopTimer()
 	for i := 0; i < b.N; i++ {
 		type writer struct {
@@ -300,9 +301,10 @@ func BenchmarkKillWindowToLockFree(b *testing.B) {
 			<-w.gone
 			f.Close()
 			load, _ := os.ReadFile("/proc/loadavg")
-			fmt.Fprintf(os.Stderr, "kill-to-lock-free %s %d: %.2f ms; %d threads, highest nice %d; load %s\n", w.kind, i, float64(d.Microseconds())/1000, threads, nice, strings.Join(strings.Fields(string(load))[:3], " "))
+			samples = append(samples, fmt.Sprintf("%s %d: %.2f ms; %d threads, highest nice %d; load %s", w.kind, i, float64(d.Microseconds())/1000, threads, nice, strings.Join(strings.Fields(string(load))[:3], " ")))
 		}
 	}
+	b.Log("kill -9 → lock free, each sample:\n" + strings.Join(samples, "\n"))
 	for _, kind := range kinds {
 		slices.Sort(took[kind])
 		b.ReportMetric(float64(took[kind][len(took[kind])/2].Microseconds())/1000, kind+"-p50-ms")
