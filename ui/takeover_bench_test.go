@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -225,4 +226,108 @@ func seedEvery(b testing.TB, home string, d time.Duration) {
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// BenchmarkKillWindowToLockFree measures the part of a takeover that passes before the
+// survivor starts: kill -9 of the writer until a waiter (this process, blocked in flock on
+// state.lock) wins the lock. Three writers, each on a home of its own, start and live
+// together and are killed one after the other (in a rotating order), so all see the same
+// load: a desktop window as built, one with Mesa's shader cache left on as before issue
+// 22 (MESA_SHADER_CACHE_DISABLE=false: its nice-19 cache threads), and a headless one.
+// Each sample logs the writer's threads and the highest nice value among them. With
+// BATON_TAKEOVER_LIVED the writers live and write that long before the kills, as in
+// BenchmarkDesktopTakeover:
+//
+//	BATON_TAKEOVER_LIVED=1m go test -tags batontest -run '^$' -bench KillWindowToLockFree -benchtime 10x -timeout 2h ./ui/
+func BenchmarkKillWindowToLockFree(b *testing.B) {
+	needX(b)
+	lived, err := time.ParseDuration(cmp.Or(os.Getenv("BATON_TAKEOVER_LIVED"), "0s"))
+	if err != nil {
+		b.Fatalf("BATON_TAKEOVER_LIVED: %v", err)
+	}
+	display := startXvfb(b)
+	bin := buildApp(b)
+	kinds := []string{"desktop", "desktop-mesa-cache", "headless"}
+	took := map[string][]time.Duration{}
+	var samples []string
+	b.StopTimer()
+	for i := 0; i < b.N; i++ {
+		type writer struct {
+			kind, home string
+			pid        int
+			kill       func()
+			gone       <-chan struct{}
+		}
+		var ws []writer
+		for _, kind := range kinds {
+			w := writer{kind: kind}
+			if w.home, err = host.PrepareHome(newHome(b)); err != nil {
+				b.Fatal(err)
+			}
+			seedSleepy(b, w.home)
+			if lived > 0 {
+				seedEvery(b, w.home, time.Second)
+			}
+			env := appEnv(b)
+			if kind == "desktop-mesa-cache" {
+				env = append(env, "MESA_SHADER_CACHE_DISABLE=false")
+			}
+			if kind != "headless" {
+				a, _ := startApp(b, bin, w.home, display, env)
+				w.pid, w.kill, w.gone = a.pid(), func() { _ = a.cmd.Process.Kill() }, a.done
+			} else {
+				w.pid, w.kill, w.gone = startHeadless(b, bin, w.home, env)
+			}
+			waitDoc(b, w.home, "the window to be the writer", func(d *store.Doc) bool { return d.Writer != nil && d.Writer.PID == w.pid })
+			ws = append(ws, w)
+		}
+		time.Sleep(lived) // the windows' age, not a wait for anything: they live and write
+		ws = slices.Concat(ws[i%len(ws):], ws[:i%len(ws)])
+		for _, w := range ws {
+			threads, nice := threadsOf(w.pid)
+			f, err := os.OpenFile(filepath.Join(w.home, host.LockName), os.O_RDWR, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			won := make(chan time.Time, 1)
+			go func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX); won <- time.Now() }()
+			waitLockWaiter(b, os.Getpid())
+			b.StartTimer()
+			t0 := time.Now()
+			w.kill()
+			d := (<-won).Sub(t0)
+			b.StopTimer()
+			took[w.kind] = append(took[w.kind], d)
+			<-w.gone
+			f.Close()
+			load, _ := os.ReadFile("/proc/loadavg")
+			samples = append(samples, fmt.Sprintf("%s %d: %.2f ms; %d threads, highest nice %d; load %s", w.kind, i, float64(d.Microseconds())/1000, threads, nice, strings.Join(strings.Fields(string(load))[:3], " ")))
+		}
+	}
+	b.Log("kill -9 → lock free, each sample:\n" + strings.Join(samples, "\n"))
+	for _, kind := range kinds {
+		slices.Sort(took[kind])
+		b.ReportMetric(float64(took[kind][len(took[kind])/2].Microseconds())/1000, kind+"-p50-ms")
+		b.ReportMetric(float64(took[kind][len(took[kind])*9/10].Microseconds())/1000, kind+"-p90-ms")
+	}
+}
+
+// threadsOf returns the number of threads of process pid and the highest nice value
+// among them.
+func threadsOf(pid int) (n, nice int) {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		_, rest, _ := strings.Cut(string(stat), ") ")
+		if f := strings.Fields(rest); len(f) > 16 {
+			if v, err := strconv.Atoi(f[16]); err == nil && v > nice {
+				nice = v
+			}
+		}
+		n++
+	}
+	return n, nice
 }
