@@ -20,10 +20,16 @@ package host
 // long it may take to say so today); a request without a reply is explained by a kill of
 // its window or a cut of its machine. Reverse control: TestChaosEtcdCatchesUnsavedAck.
 //
-// Document only: runs and schedules are refused on an etcd home for now (ErrRunsOnEtcd).
-// To add them, the client calls chaos.startRun beside writeSlot, setup adds chaosLanes,
-// and finish reads the runs from etcdView.doc() into chaos.checkRuns and runOutcomes
-// (their step marks are local files: every machine here is this host).
+// Runs: setup adds chaos_test.go's lanes (fail, requeue, adopt, and a schedule due every
+// second); the client starts runs beside its writes, and the poller and finish apply
+// TestChaos's run checks to the runs read from etcd (and the machines' local archives):
+// no lane over max_concurrent, an outcome never changes once recorded, one record per
+// run, a step never runs twice at once (its pid files, on this one host: a cut machine's
+// step still alive when the re-queued attempt starts on another machine is caught) nor
+// starts twice for one attempt, no duplicate occurrence of the schedule, no step process
+// outlives its run. A run of a machine cut off while it ran may fail whatever its lane
+// (its supervisor kills its step before its lease can expire: lostRun), and a run may be
+// reaped naming a window of a cut machine (lostPID).
 //
 //	go test -tags batontest ./host -run '^TestChaosEtcd$'                       short mode, part of the suite
 //	BATON_CHAOS=long go test -tags batontest ./host -run '^TestChaosEtcd$' -timeout 0 -v   20 minutes
@@ -33,6 +39,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +47,7 @@ import (
 	"time"
 
 	"baton/store"
+	"baton/store/etcdhome"
 	"baton/store/storetest/etcdtest"
 )
 
@@ -88,9 +96,102 @@ func newEtcdChaos(t *testing.T, seed int64, machines int, env ...string) *etcdCh
 	e.pickWriter = e.writerWin
 	e.refusedMaybe = true
 	for i := 0; i < machines; i++ {
-		e.machines = append(e.machines, newEtcdMachine(t, c, fmt.Sprintf("m%d", i)))
+		m := newEtcdMachine(t, c, fmt.Sprintf("m%d", i))
+		e.machines = append(e.machines, m)
+		e.stepHomes = append(e.stepHomes, m.local)
+		if r, err := filepath.EvalSymlinks(m.local); err == nil && r != m.local {
+			e.stepHomes = append(e.stepHomes, r)
+		}
+		killRunsOf(t, m)
 	}
+	e.runsOf = e.allEtcdRuns
+	e.lostRun = e.runLost
+	e.lostPID = e.winLost
 	return e
+}
+
+// allEtcdRuns returns every run of the home: the document's, read from etcd, and those
+// archived in each machine's local folder.
+func (e *etcdChaos) allEtcdRuns() []store.Run {
+	runs, err := etcdRuns(e.view.h, e.view.doc(), e.machines)
+	if err != nil {
+		e.violate("%v", err)
+	}
+	return runs
+}
+
+// etcdRuns returns every run of the etcd home h: those of d, its document, and those
+// archived in each machine's local folder (the archive stays on the writer's machine).
+func etcdRuns(h *etcdhome.Home, d *store.Doc, machines []*etcdMachine) ([]store.Run, error) {
+	out := append([]store.Run(nil), d.Runs...)
+	inDoc := map[string]bool{}
+	for _, r := range d.Runs {
+		inDoc[r.ID] = true
+	}
+	for _, m := range machines {
+		st := store.NewOn(m.local, h.DocHome(), store.Options{})
+		if _, err := st.Reload(); err != nil {
+			return out, fmt.Errorf("machine %s: read the home: %w", m.name, err)
+		}
+		q := store.HistoryQuery{Limit: store.MaxHistoryLimit}
+		for {
+			p, err := st.History(q)
+			if err != nil {
+				return out, fmt.Errorf("machine %s: history of %s: %w", m.name, m.local, err)
+			}
+			for _, r := range p.Runs {
+				if !inDoc[r.ID] {
+					out = append(out, r)
+				}
+			}
+			if p.Next == 0 {
+				break
+			}
+			q.Before = p.Next
+		}
+	}
+	return out, nil
+}
+
+// runLost says whether r's machine was cut off while r was active: its supervisor, cut
+// off from its lease, killed its step, and the run may have failed whatever its lane.
+func (e *etcdChaos) runLost(r *store.Run) bool {
+	m := e.machineNamed(r.Machine)
+	if m == nil {
+		return false
+	}
+	from, to := r.Created, r.Ended
+	if to.IsZero() {
+		to = time.Now()
+	}
+	return e.cutDuring(m, from, to)
+}
+
+// winLost says whether window pid's machine was ever cut off: its runs may be reaped
+// naming it, though the chaos never killed it.
+func (e *etcdChaos) winLost(pid int) bool {
+	e.emu.Lock()
+	defer e.emu.Unlock()
+	for w, m := range e.machineOf {
+		if w.c.pid != pid {
+			continue
+		}
+		for _, c := range e.cuts {
+			if c.m == m {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (e *etcdChaos) machineNamed(name string) *etcdMachine {
+	for _, m := range e.machines {
+		if m.name == name {
+			return m
+		}
+	}
+	return nil
 }
 
 // spawn starts a window on machine m and waits until it has a role (reader or writer):
@@ -209,6 +310,7 @@ func (e *etcdChaos) drive(chaos func()) {
 		e.t.Fatalf("the first window on the etcd home is %s, not the writer", r)
 	}
 	setupSlots(first)
+	e.setupLanes(first)
 	for i, m := range e.machines {
 		for j := 0; j < 2; j++ {
 			if i > 0 || j > 0 {
@@ -233,9 +335,10 @@ func (e *etcdChaos) drive(chaos func()) {
 	e.t.Logf("chaos %s, checks %s", t0.Sub(start).Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
 }
 
-// client writes versioned slots through the writer; every ok reply is an acknowledged
-// write. (Runs would be started here too, once an etcd home takes them: see the top.)
+// client writes versioned slots through the writer and, now and then, starts a run of a
+// lane; every ok reply is an acknowledged write.
 func (e *etcdChaos) client(stop <-chan struct{}, rng *rand.Rand) {
+	lastRun := time.Now()
 	for {
 		select {
 		case <-stop:
@@ -252,7 +355,12 @@ func (e *etcdChaos) client(stop <-chan struct{}, rng *rand.Rand) {
 			continue
 		}
 		e.writing.Lock()
-		e.writeSlot(w, rng.Intn(chaosSlots), e.nextVersion())
+		if time.Since(lastRun) > 120*time.Millisecond && e.queued() < 6 {
+			lastRun = time.Now()
+			e.startRun(w, chaosLanes[rng.Intn(chaosClientLanes)].name)
+		} else {
+			e.writeSlot(w, rng.Intn(chaosSlots), e.nextVersion())
+		}
 		e.writing.Unlock()
 		time.Sleep(time.Duration(rng.Intn(4)) * time.Millisecond) // pacing, not synchronisation
 	}
@@ -288,8 +396,12 @@ func (e *etcdChaos) poll(stop <-chan struct{}) {
 		}
 		lastGen, lastEpoch = d.Generation, d.Epoch
 		e.checkAcked(d, acked, "poll")
+		e.checkOutcomes(d)
+		e.checkLanes(d)
+		e.checkOrphans(d, false)
 		e.mu.Lock()
 		e.polls++
+		e.lastDoc = d
 		e.mu.Unlock()
 	}
 }
@@ -662,16 +774,36 @@ func (e *etcdChaos) checkUnanswered() {
 }
 
 // finish checks everything once the chaos stopped: the acknowledged writes in etcd, past
-// the proxies; unanswered requests; writer terms and what they served; linearizability;
-// every window's views. Then every window closes gracefully.
+// the proxies; the runs, once the lanes drained (the schedule paused); unanswered
+// requests; writer terms and what they served; linearizability; every window's views.
+// Then every window closes gracefully.
 func (e *etcdChaos) finish() {
-	if w := e.waitWriter(30 * time.Second); w == nil {
+	w := e.waitWriter(30 * time.Second)
+	if w == nil {
 		e.violate("no writer at the end")
+	}
+	if w != nil && e.schedID != "" {
+		w.c.ok(map[string]any{"op": "pause_schedule", "schedule": e.schedID})
+	}
+	d := e.view.doc()
+	for deadline := time.Now().Add(60 * time.Second); activeRuns(d) > 0 && time.Now().Before(deadline); {
+		e.view.waitChange(d.Generation)
+		d = e.view.doc()
 	}
 	e.mu.Lock()
 	acked := e.ackedVer
+	ackedRuns := append([]string(nil), e.ackedRuns...)
 	e.mu.Unlock()
-	e.checkAcked(e.view.doc(), acked, "end")
+	e.checkAcked(d, acked, "end")
+	wedged := false
+	for i := range d.Runs {
+		if r := &d.Runs[i]; r.Active() {
+			wedged = true
+			e.violate("wedged: run %s of %s still %s 60s after the chaos stopped (machine %s, owner pid %d)", r.ID, r.Workflow, r.Status, r.Machine, r.OwnerPID)
+		}
+	}
+	e.checkOrphans(d, !wedged)
+	e.checkRuns(d, ackedRuns)
 	e.checkUnanswered()
 	e.checkRoles()
 	e.checkHistory()
@@ -694,6 +826,7 @@ type etcdCounts struct {
 	cuts, cutRefusals, memberKills      int
 	leaderKills, memberStops            int
 	writesAcked, reads, takeovers, wins int
+	runsAcked, runsSucceeded            int
 	noticeMax                           time.Duration
 }
 
@@ -711,7 +844,7 @@ func (e *etcdChaos) etcdCounts(dur time.Duration) etcdCounts {
 		w.c.mu.Unlock()
 	}
 	c := etcdCounts{dur: dur, writerKills: e.kills, readerKills: e.rkills, writesAcked: writes - open, reads: reads,
-		takeovers: takeovers, wins: len(e.wins)}
+		takeovers: takeovers, wins: len(e.wins), runsAcked: len(e.ackedRuns), runsSucceeded: e.succeeded}
 	e.mu.Unlock()
 	e.emu.Lock()
 	c.cuts, c.cutRefusals, c.memberKills, c.leaderKills, c.memberStops = e.nCuts, e.cutRefuse, e.memKills, e.leadKills, e.memStops
@@ -724,6 +857,7 @@ func (e *etcdChaos) etcdCounts(dur time.Duration) etcdCounts {
 const (
 	minEtcdWritesPer5s = 40
 	minEtcdReadsPer5s  = 20
+	minEtcdRunsPer5s   = 5
 )
 
 // etcdMinimumWork says what a run fell short of: a run without each fault, or with little
@@ -752,6 +886,7 @@ func etcdMinimumWork(c etcdCounts) []string {
 	short("writes_acked", c.writesAcked, throughput(minEtcdWritesPer5s))
 	short("reads", c.reads, throughput(minEtcdReadsPer5s))
 	short("takeovers", c.takeovers, c.writerKills+1)
+	short("runs_acked", c.runsAcked, throughput(minEtcdRunsPer5s))
 	return out
 }
 
@@ -763,9 +898,9 @@ func (e *etcdChaos) etcdSummary(dur time.Duration) string {
 	defer e.mu.Unlock()
 	return fmt.Sprintf("etcd chaos summary: duration=%s machines=%d windows=%d cycles=%d writer_kills=%d reader_kills=%d "+
 		"cuts=%d cut_refusals=%d member_kills=%d leader_kills=%d member_stops=%d writes_acked=%d history_writes=%d history_open=%d "+
-		"notice_max=%s reads=%d reads_not_writer=%d takeovers=%d history_ops=%d unanswered=%d refused=%d write_p50=%s write_max=%s no_writer=%s polls=%d violations=%d",
+		"runs_acked=%d runs_succeeded=%d notice_max=%s reads=%d reads_not_writer=%d takeovers=%d history_ops=%d unanswered=%d refused=%d write_p50=%s write_max=%s no_writer=%s polls=%d violations=%d",
 		dur, len(e.machines), c.wins, e.cycles, c.writerKills, c.readerKills, c.cuts, c.cutRefusals, c.memberKills, c.leaderKills,
-		c.memberStops, c.writesAcked, writes, open, c.noticeMax.Round(time.Millisecond), c.reads, e.notWriter, c.takeovers, ops, e.unknown, e.refused,
+		c.memberStops, c.writesAcked, writes, open, c.runsAcked, c.runsSucceeded, c.noticeMax.Round(time.Millisecond), c.reads, e.notWriter, c.takeovers, ops, e.unknown, e.refused,
 		p50.Round(time.Microsecond), pmax.Round(time.Millisecond), e.noWriter.Round(time.Millisecond), e.polls, len(e.viol))
 }
 
