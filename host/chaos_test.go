@@ -2233,12 +2233,14 @@ func TestChaosRunOutcomes(t *testing.T) {
 			run("d3", "adopt", store.StatusFailed, 1, "the run's supervisor pid 99 died while step 1 was running; its processes were killed"),
 			run("c1", "lane-c", store.StatusSucceeded, 1, ""), // its supervisor was killed after the step ended
 			run("s1", "slot-01", store.StatusSucceeded, 1, ""),
+			run("d4", "adopt", store.StatusFailed, 1, "supervisor lost its etcd lease"), // its machine was cut off (etcd home)
 		}
 		m := chaosMarks{
-			starts:    map[string]int{"a1": 1, "a2": 1, "b1": 2, "d1": 1, "d3": 1, "c1": 1},
+			starts:    map[string]int{"a1": 1, "a2": 1, "b1": 2, "d1": 1, "d3": 1, "c1": 1, "d4": 1},
 			ends:      map[string]int{"a1": 1, "b1": 1, "d1": 1, "c1": 1},
 			supKilled: map[string]int{"d3": 99, "c1": 98},
 			outcome:   map[string]string{},
+			lost:      map[string]bool{"d4": true},
 		}
 		for i := range runs {
 			m.outcome[runs[i].ID] = outcomeOf(&runs[i])
@@ -2275,6 +2277,7 @@ func TestChaosRunOutcomes(t *testing.T) {
 			m.outcome["d2"] = outcomeOf(&runs[4])
 			return runs
 		}, "run d2 was reaped from pid 8, which was never killed"},
+		{"an adopt run failed, its machine never cut off", func(runs []store.Run, m chaosMarks) []store.Run { delete(m.lost, "d4"); return runs }, "adopt run d4 ended failed"},
 		{"a killed supervisor not named", func(runs []store.Run, m chaosMarks) []store.Run { m.supKilled["d3"] = 97; return runs }, "run d3 of adopt, whose supervisor pid 97 was killed"},
 		{"a killed supervisor's run succeeded with its step cut short", func(runs []store.Run, m chaosMarks) []store.Run { delete(m.ends, "c1"); return runs }, "run c1 of lane-c, whose supervisor pid 98 was killed"},
 	} {
