@@ -72,14 +72,18 @@ type etcdChaos struct {
 	emu       sync.Mutex // guards the fields below
 	machineOf map[*chaosWin]*etcdMachine
 	cuts      []etcdCut
+	faults    []etcdCut             // member faults (m nil): from before the fault to the cluster's health again
 	rejoining map[*etcdMachine]bool // joined again, not every window has reached etcd yet
 	nCuts     int
-	cutRefuse int // writes sent to a cut machine's windows and refused, as they must be
-	memKills  int
-	leadKills int
-	memStops  int
-	quickCut  bool          // cutMachine checks no notice: the reverse control's cut (TestChaosEtcdCatchesUnsavedAck)
-	noticeMax time.Duration // the longest a cut machine's windows took to say why they are read-only
+	// runs that ended unsucceeded while their machine was cut, or naming their lease
+	// during a member fault (runLost)
+	runsLostCut, runsLostMember int
+	cutRefuse                   int // writes sent to a cut machine's windows and refused, as they must be
+	memKills                    int
+	leadKills                   int
+	memStops                    int
+	quickCut                    bool          // cutMachine checks no notice: the reverse control's cut (TestChaosEtcdCatchesUnsavedAck)
+	noticeMax                   time.Duration // the longest a cut machine's windows took to say why they are read-only
 
 	bg sync.WaitGroup // awaitRejoin and probeWrite goroutines
 	// writing is held by the writing client for each write, and by cutMachine across a
@@ -153,18 +157,47 @@ func etcdRuns(h *etcdhome.Home, d *store.Doc, machines []*etcdMachine) ([]store.
 	return out, nil
 }
 
-// runLost says whether r's machine was cut off while r was active: its supervisor, cut
-// off from its lease, killed its step, and the run may have failed whatever its lane.
+// runLost says whether r's supervisor may have lost its lease through the chaos: r's
+// machine was cut off while r was active, or r failed saying its supervisor's lease was
+// lost while an etcd member was killed or stopped (a supervisor that cannot renew its
+// lease within the margin gives up, safety first: host/README.md's known limits). Its
+// step was killed (or never started), and the run may have failed whatever its lane.
 func (e *etcdChaos) runLost(r *store.Run) bool {
-	m := e.machineNamed(r.Machine)
-	if m == nil {
-		return false
+	cut, member := e.lostBy(r)
+	if !r.Active() && r.Status != store.StatusSucceeded {
+		e.emu.Lock()
+		switch {
+		case cut:
+			e.runsLostCut++
+		case member:
+			e.runsLostMember++
+		}
+		e.emu.Unlock()
 	}
+	return cut || member
+}
+
+// lostBy says whether r's machine was cut off while r was active (cut), or r's error
+// names its lease and a member fault overlapped r (member).
+func (e *etcdChaos) lostBy(r *store.Run) (cut, member bool) {
 	from, to := r.Created, r.Ended
 	if to.IsZero() {
 		to = time.Now()
 	}
-	return e.cutDuring(m, from, to)
+	if m := e.machineNamed(r.Machine); m != nil && e.cutDuring(m, from, to) {
+		return true, false
+	}
+	if !strings.Contains(r.Error, "lease") {
+		return false, false
+	}
+	e.emu.Lock()
+	defer e.emu.Unlock()
+	for _, f := range e.faults {
+		if f.from.Before(to) && f.to.After(from) {
+			return false, true
+		}
+	}
+	return false, false
 }
 
 // winLost says whether window pid's machine was ever cut off: its runs may be reaped
@@ -536,6 +569,13 @@ func (e *etcdChaos) memberFault(kill bool) {
 		}
 	}
 	m := e.cluster.Member(i)
+	fault := etcdCut{from: time.Now()}
+	defer func() {
+		fault.to = time.Now()
+		e.emu.Lock()
+		e.faults = append(e.faults, fault)
+		e.emu.Unlock()
+	}()
 	pause := time.Duration(200+e.rng.Intn(1300)) * time.Millisecond
 	var err error
 	if kill {
@@ -894,13 +934,16 @@ func (e *etcdChaos) etcdSummary(dur time.Duration) string {
 	c := e.etcdCounts(dur)
 	writes, open, _, _, ops := e.lin.counts()
 	p50, pmax := e.lin.latency()
+	e.emu.Lock()
+	lostCut, lostMember := e.runsLostCut, e.runsLostMember
+	e.emu.Unlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return fmt.Sprintf("etcd chaos summary: duration=%s machines=%d windows=%d cycles=%d writer_kills=%d reader_kills=%d "+
 		"cuts=%d cut_refusals=%d member_kills=%d leader_kills=%d member_stops=%d writes_acked=%d history_writes=%d history_open=%d "+
-		"runs_acked=%d runs_succeeded=%d notice_max=%s reads=%d reads_not_writer=%d takeovers=%d history_ops=%d unanswered=%d refused=%d write_p50=%s write_max=%s no_writer=%s polls=%d violations=%d",
+		"runs_acked=%d runs_succeeded=%d runs_lost_cut=%d runs_lost_member=%d notice_max=%s reads=%d reads_not_writer=%d takeovers=%d history_ops=%d unanswered=%d refused=%d write_p50=%s write_max=%s no_writer=%s polls=%d violations=%d",
 		dur, len(e.machines), c.wins, e.cycles, c.writerKills, c.readerKills, c.cuts, c.cutRefusals, c.memberKills, c.leaderKills,
-		c.memberStops, c.writesAcked, writes, open, c.runsAcked, c.runsSucceeded, c.noticeMax.Round(time.Millisecond), c.reads, e.notWriter, c.takeovers, ops, e.unknown, e.refused,
+		c.memberStops, c.writesAcked, writes, open, c.runsAcked, c.runsSucceeded, lostCut, lostMember, c.noticeMax.Round(time.Millisecond), c.reads, e.notWriter, c.takeovers, ops, e.unknown, e.refused,
 		p50.Round(time.Microsecond), pmax.Round(time.Millisecond), e.noWriter.Round(time.Millisecond), e.polls, len(e.viol))
 }
 
