@@ -29,7 +29,10 @@ package host
 // starts twice for one attempt, no duplicate occurrence of the schedule, no step process
 // outlives its run. A run of a machine cut off while it ran may fail whatever its lane
 // (its supervisor kills its step before its lease can expire: lostRun), and a run may be
-// reaped naming a window of a cut machine (lostPID).
+// reaped naming a window of a cut machine, or one whose writer term ended during a member
+// fault (lostPID: its lease was not renewed in time). A lane of the etcd chaos alone,
+// etcdRequeueLane, has steps longer than the lease: every cut of its run's machine checks
+// that the cut machine's step is dead before the re-queued attempt starts elsewhere.
 //
 //	go test -tags batontest ./host -run '^TestChaosEtcd$'                       short mode, part of the suite
 //	BATON_CHAOS=long go test -tags batontest ./host -run '^TestChaosEtcd$' -timeout 0 -v   20 minutes
@@ -50,6 +53,19 @@ import (
 	"baton/store/etcdhome"
 	"baton/store/storetest/etcdtest"
 )
+
+// etcdRequeueLane is a lane only the etcd chaos has: on_owner_lost requeue, one run at a
+// time, a step of 3 s, longer than the lease. A cut of its run's machine outlasts the
+// lease (see cutMachine), so the other machine re-queues the run and starts its next
+// attempt while the cut machine's step would still run, had its supervisor not killed it
+// before the lease could expire: the step's pid files (chaosStep) say so ("a run executed
+// twice at once"). chaos_test.go's requeue lane's step (0.6 s) ends before any lease does.
+const etcdRequeueLane = "cut-requeue"
+
+// etcdCutLane returns the on_owner_lost of etcdRequeueLane when name is it.
+func etcdCutLane(name string) (string, bool) {
+	return "requeue", name == etcdRequeueLane
+}
 
 // etcdChaosLease is the windows' --lease: the shortest allowed, so a cut writer's machine
 // is taken over within the run.
@@ -78,7 +94,8 @@ type etcdChaos struct {
 	// runs that ended unsucceeded while their machine was cut, or naming their lease
 	// during a member fault (runLost)
 	runsLostCut, runsLostMember int
-	cutRefuse                   int // writes sent to a cut machine's windows and refused, as they must be
+	winsLostMember              map[int]bool // writers that lost their term during a member fault (winLost)
+	cutRefuse                   int          // writes sent to a cut machine's windows and refused, as they must be
 	memKills                    int
 	leadKills                   int
 	memStops                    int
@@ -95,7 +112,7 @@ func newEtcdChaos(t *testing.T, seed int64, machines int, env ...string) *etcdCh
 	c := etcdtest.StartCluster(t, 3)
 	cli := etcdtest.Client(t, c.Endpoints()...)
 	e := &etcdChaos{chaos: newChaos(t, seed), cluster: c, prefix: "chaos", env: env,
-		machineOf: map[*chaosWin]*etcdMachine{}, rejoining: map[*etcdMachine]bool{}}
+		machineOf: map[*chaosWin]*etcdMachine{}, rejoining: map[*etcdMachine]bool{}, winsLostMember: map[int]bool{}}
 	e.view = newEtcdView(t, cli, e.prefix)
 	e.pickWriter = e.writerWin
 	e.refusedMaybe = true
@@ -200,9 +217,12 @@ func (e *etcdChaos) lostBy(r *store.Run) (cut, member bool) {
 	return false, false
 }
 
-// winLost says whether window pid's machine was ever cut off: its runs may be reaped
-// naming it, though the chaos never killed it.
+// winLost says whether window pid lost its home through the chaos, though the chaos never
+// killed it: its machine was cut off, or one of its writer terms ended, not by a kill,
+// while an etcd member was killed or stopped (its lease not renewed in time: the other
+// machine took over and reaped its runs naming it).
 func (e *etcdChaos) winLost(pid int) bool {
+	terms := e.terms()
 	e.emu.Lock()
 	defer e.emu.Unlock()
 	for w, m := range e.machineOf {
@@ -211,6 +231,17 @@ func (e *etcdChaos) winLost(pid int) bool {
 		}
 		for _, c := range e.cuts {
 			if c.m == m {
+				return true
+			}
+		}
+	}
+	for _, t := range terms {
+		if t.pid != pid || t.byKill || t.end.IsZero() {
+			continue
+		}
+		for _, f := range e.faults {
+			if f.from.Before(t.end) && f.to.After(t.start) {
+				e.winsLostMember[pid] = true
 				return true
 			}
 		}
@@ -344,6 +375,7 @@ func (e *etcdChaos) drive(chaos func()) {
 	}
 	setupSlots(first)
 	e.setupLanes(first)
+	first.c.ok(addWF(etcdRequeueLane, 1, "requeue", chaosStep(e.marks, etcdRequeueLane, 1, "3")...))
 	for i, m := range e.machines {
 		for j := 0; j < 2; j++ {
 			if i > 0 || j > 0 {
@@ -390,13 +422,35 @@ func (e *etcdChaos) client(stop <-chan struct{}, rng *rand.Rand) {
 		e.writing.Lock()
 		if time.Since(lastRun) > 120*time.Millisecond && e.queued() < 6 {
 			lastRun = time.Now()
-			e.startRun(w, chaosLanes[rng.Intn(chaosClientLanes)].name)
+			lane := etcdRequeueLane
+			if i := rng.Intn(chaosClientLanes + 1); i < chaosClientLanes || e.laneBusy(lane) {
+				lane = chaosLanes[rng.Intn(chaosClientLanes)].name
+			}
+			e.startRun(w, lane)
 		} else {
 			e.writeSlot(w, rng.Intn(chaosSlots), e.nextVersion())
 		}
 		e.writing.Unlock()
 		time.Sleep(time.Duration(rng.Intn(4)) * time.Millisecond) // pacing, not synchronisation
 	}
+}
+
+// laneBusy says whether the poller's last document has an active run of lane: the client
+// starts a run of etcdRequeueLane only when it has none, so its 3 s runs never queue up
+// (the lanes drain before finish's checks).
+func (e *etcdChaos) laneBusy(lane string) bool {
+	e.mu.Lock()
+	d := e.lastDoc
+	e.mu.Unlock()
+	if d == nil {
+		return true
+	}
+	for i := range d.Runs {
+		if d.Runs[i].Workflow == lane && d.Runs[i].Active() {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *etcdChaos) nextVersion() int {
@@ -935,15 +989,15 @@ func (e *etcdChaos) etcdSummary(dur time.Duration) string {
 	writes, open, _, _, ops := e.lin.counts()
 	p50, pmax := e.lin.latency()
 	e.emu.Lock()
-	lostCut, lostMember := e.runsLostCut, e.runsLostMember
+	lostCut, lostMember, winsLost := e.runsLostCut, e.runsLostMember, len(e.winsLostMember)
 	e.emu.Unlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return fmt.Sprintf("etcd chaos summary: duration=%s machines=%d windows=%d cycles=%d writer_kills=%d reader_kills=%d "+
 		"cuts=%d cut_refusals=%d member_kills=%d leader_kills=%d member_stops=%d writes_acked=%d history_writes=%d history_open=%d "+
-		"runs_acked=%d runs_succeeded=%d runs_lost_cut=%d runs_lost_member=%d notice_max=%s reads=%d reads_not_writer=%d takeovers=%d history_ops=%d unanswered=%d refused=%d write_p50=%s write_max=%s no_writer=%s polls=%d violations=%d",
+		"runs_acked=%d runs_succeeded=%d runs_lost_cut=%d runs_lost_member=%d writers_lost_member=%d notice_max=%s reads=%d reads_not_writer=%d takeovers=%d history_ops=%d unanswered=%d refused=%d write_p50=%s write_max=%s no_writer=%s polls=%d violations=%d",
 		dur, len(e.machines), c.wins, e.cycles, c.writerKills, c.readerKills, c.cuts, c.cutRefusals, c.memberKills, c.leaderKills,
-		c.memberStops, c.writesAcked, writes, open, c.runsAcked, c.runsSucceeded, lostCut, lostMember, c.noticeMax.Round(time.Millisecond), c.reads, e.notWriter, c.takeovers, ops, e.unknown, e.refused,
+		c.memberStops, c.writesAcked, writes, open, c.runsAcked, c.runsSucceeded, lostCut, lostMember, winsLost, c.noticeMax.Round(time.Millisecond), c.reads, e.notWriter, c.takeovers, ops, e.unknown, e.refused,
 		p50.Round(time.Microsecond), pmax.Round(time.Millisecond), e.noWriter.Round(time.Millisecond), e.polls, len(e.viol))
 }
 

@@ -71,6 +71,9 @@ func chaosLaneOf(name string) (onLost string, ok bool) {
 			return l.onLost, true
 		}
 	}
+	if l, ok := etcdCutLane(name); ok { // only an etcd home's chaos has it
+		return l, true
+	}
 	return "", false
 }
 
