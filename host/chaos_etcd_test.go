@@ -872,13 +872,10 @@ func (e *etcdChaos) checkUnanswered() {
 // requests; writer terms and what they served; linearizability; every window's views.
 // Then every window closes gracefully.
 func (e *etcdChaos) finish() {
-	w := e.waitWriter(30 * time.Second)
-	if w == nil {
+	if w := e.waitWriter(30 * time.Second); w == nil {
 		e.violate("no writer at the end")
 	}
-	if w != nil && e.schedID != "" {
-		w.c.ok(map[string]any{"op": "pause_schedule", "schedule": e.schedID})
-	}
+	e.pauseSchedule()
 	d := e.view.doc()
 	for deadline := time.Now().Add(60 * time.Second); activeRuns(d) > 0 && time.Now().Before(deadline); {
 		e.view.waitChange(d.Generation)
@@ -911,6 +908,26 @@ func (e *etcdChaos) finish() {
 		}
 		x.ended = time.Now()
 	}
+}
+
+// pauseSchedule pauses the sched lane's schedule through the writer, so that the document
+// finish reads has every run it started. The window whose role event says writer may be
+// between terms (its lease lost, elected again, not writing yet: it refuses read_only),
+// so a refusal is tried again, for 30 s.
+func (e *etcdChaos) pauseSchedule() {
+	deadline := time.Now().Add(30 * time.Second)
+	var last map[string]any
+	for time.Now().Before(deadline) {
+		if w := e.writer(); w != nil {
+			r, _, replied := try(w.c, map[string]any{"op": "pause_schedule", "schedule": e.schedID}, 10*time.Second)
+			if replied && r["ok"] == true {
+				return
+			}
+			last = r
+		}
+		time.Sleep(100 * time.Millisecond) // the next writer, or the same one done becoming it
+	}
+	e.violate("the schedule could not be paused through the writer within 30s: %v", last)
 }
 
 // etcdCounts is how much work an etcd chaos run did.
