@@ -20,10 +20,19 @@ package host
 // long it may take to say so today); a request without a reply is explained by a kill of
 // its window or a cut of its machine. Reverse control: TestChaosEtcdCatchesUnsavedAck.
 //
-// Document only: runs and schedules are refused on an etcd home for now (ErrRunsOnEtcd).
-// To add them, the client calls chaos.startRun beside writeSlot, setup adds chaosLanes,
-// and finish reads the runs from etcdView.doc() into chaos.checkRuns and runOutcomes
-// (their step marks are local files: every machine here is this host).
+// Runs: setup adds chaos_test.go's lanes (fail, requeue, adopt, and a schedule due every
+// second); the client starts runs beside its writes, and the poller and finish apply
+// TestChaos's run checks to the runs read from etcd (and the machines' local archives):
+// no lane over max_concurrent, an outcome never changes once recorded, one record per
+// run, a step never runs twice at once (its pid files, on this one host: a cut machine's
+// step still alive when the re-queued attempt starts on another machine is caught) nor
+// starts twice for one attempt, no duplicate occurrence of the schedule, no step process
+// outlives its run. A run of a machine cut off while it ran may fail whatever its lane
+// (its supervisor kills its step before its lease can expire: lostRun), and a run may be
+// reaped naming a window of a cut machine, or one whose writer term ended during a member
+// fault (lostPID: its lease was not renewed in time). A lane of the etcd chaos alone,
+// etcdRequeueLane, has steps longer than the lease: every cut of its run's machine checks
+// that the cut machine's step is dead before the re-queued attempt starts elsewhere.
 //
 //	go test -tags batontest ./host -run '^TestChaosEtcd$'                       short mode, part of the suite
 //	BATON_CHAOS=long go test -tags batontest ./host -run '^TestChaosEtcd$' -timeout 0 -v   20 minutes
@@ -33,6 +42,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,8 +50,22 @@ import (
 	"time"
 
 	"baton/store"
+	"baton/store/etcdhome"
 	"baton/store/storetest/etcdtest"
 )
+
+// etcdRequeueLane is a lane only the etcd chaos has: on_owner_lost requeue, one run at a
+// time, a step of 3 s, longer than the lease. A cut of its run's machine outlasts the
+// lease (see cutMachine), so the other machine re-queues the run and starts its next
+// attempt while the cut machine's step would still run, had its supervisor not killed it
+// before the lease could expire: the step's pid files (chaosStep) say so ("a run executed
+// twice at once"). chaos_test.go's requeue lane's step (0.6 s) ends before any lease does.
+const etcdRequeueLane = "cut-requeue"
+
+// etcdCutLane returns the on_owner_lost of etcdRequeueLane when name is it.
+func etcdCutLane(name string) (string, bool) {
+	return "requeue", name == etcdRequeueLane
+}
 
 // etcdChaosLease is the windows' --lease: the shortest allowed, so a cut writer's machine
 // is taken over within the run.
@@ -64,14 +88,19 @@ type etcdChaos struct {
 	emu       sync.Mutex // guards the fields below
 	machineOf map[*chaosWin]*etcdMachine
 	cuts      []etcdCut
+	faults    []etcdCut             // member faults (m nil): from before the fault to the cluster's health again
 	rejoining map[*etcdMachine]bool // joined again, not every window has reached etcd yet
 	nCuts     int
-	cutRefuse int // writes sent to a cut machine's windows and refused, as they must be
-	memKills  int
-	leadKills int
-	memStops  int
-	quickCut  bool          // cutMachine checks no notice: the reverse control's cut (TestChaosEtcdCatchesUnsavedAck)
-	noticeMax time.Duration // the longest a cut machine's windows took to say why they are read-only
+	// runs that ended unsucceeded while their machine was cut, or naming their lease
+	// during a member fault (runLost)
+	runsLostCut, runsLostMember int
+	winsLostMember              map[int]bool // writers that lost their term during a member fault (winLost)
+	cutRefuse                   int          // writes sent to a cut machine's windows and refused, as they must be
+	memKills                    int
+	leadKills                   int
+	memStops                    int
+	quickCut                    bool          // cutMachine checks no notice: the reverse control's cut (TestChaosEtcdCatchesUnsavedAck)
+	noticeMax                   time.Duration // the longest a cut machine's windows took to say why they are read-only
 
 	bg sync.WaitGroup // awaitRejoin and probeWrite goroutines
 	// writing is held by the writing client for each write, and by cutMachine across a
@@ -83,14 +112,150 @@ func newEtcdChaos(t *testing.T, seed int64, machines int, env ...string) *etcdCh
 	c := etcdtest.StartCluster(t, 3)
 	cli := etcdtest.Client(t, c.Endpoints()...)
 	e := &etcdChaos{chaos: newChaos(t, seed), cluster: c, prefix: "chaos", env: env,
-		machineOf: map[*chaosWin]*etcdMachine{}, rejoining: map[*etcdMachine]bool{}}
+		machineOf: map[*chaosWin]*etcdMachine{}, rejoining: map[*etcdMachine]bool{}, winsLostMember: map[int]bool{}}
 	e.view = newEtcdView(t, cli, e.prefix)
 	e.pickWriter = e.writerWin
 	e.refusedMaybe = true
 	for i := 0; i < machines; i++ {
-		e.machines = append(e.machines, newEtcdMachine(t, c, fmt.Sprintf("m%d", i)))
+		m := newEtcdMachine(t, c, fmt.Sprintf("m%d", i))
+		e.machines = append(e.machines, m)
+		e.stepHomes = append(e.stepHomes, m.local)
+		if r, err := filepath.EvalSymlinks(m.local); err == nil && r != m.local {
+			e.stepHomes = append(e.stepHomes, r)
+		}
+		killRunsOf(t, m)
 	}
+	e.runsOf = e.allEtcdRuns
+	e.lostRun = e.runLost
+	e.lostPID = e.winLost
 	return e
+}
+
+// allEtcdRuns returns every run of the home: the document's, read from etcd, and those
+// archived in each machine's local folder.
+func (e *etcdChaos) allEtcdRuns() []store.Run {
+	runs, err := etcdRuns(e.view.h, e.view.doc(), e.machines)
+	if err != nil {
+		e.violate("%v", err)
+	}
+	return runs
+}
+
+// etcdRuns returns every run of the etcd home h: those of d, its document, and those
+// archived in each machine's local folder (the archive stays on the writer's machine).
+func etcdRuns(h *etcdhome.Home, d *store.Doc, machines []*etcdMachine) ([]store.Run, error) {
+	out := append([]store.Run(nil), d.Runs...)
+	inDoc := map[string]bool{}
+	for _, r := range d.Runs {
+		inDoc[r.ID] = true
+	}
+	for _, m := range machines {
+		st := store.NewOn(m.local, h.DocHome(), store.Options{})
+		if _, err := st.Reload(); err != nil {
+			return out, fmt.Errorf("machine %s: read the home: %w", m.name, err)
+		}
+		q := store.HistoryQuery{Limit: store.MaxHistoryLimit}
+		for {
+			p, err := st.History(q)
+			if err != nil {
+				return out, fmt.Errorf("machine %s: history of %s: %w", m.name, m.local, err)
+			}
+			for _, r := range p.Runs {
+				if !inDoc[r.ID] {
+					out = append(out, r)
+				}
+			}
+			if p.Next == 0 {
+				break
+			}
+			q.Before = p.Next
+		}
+	}
+	return out, nil
+}
+
+// runLost says whether r's supervisor may have lost its lease through the chaos: r's
+// machine was cut off while r was active, or r failed saying its supervisor's lease was
+// lost while an etcd member was killed or stopped (a supervisor that cannot renew its
+// lease within the margin gives up, safety first: host/README.md's known limits). Its
+// step was killed (or never started), and the run may have failed whatever its lane.
+func (e *etcdChaos) runLost(r *store.Run) bool {
+	cut, member := e.lostBy(r)
+	if !r.Active() && r.Status != store.StatusSucceeded {
+		e.emu.Lock()
+		switch {
+		case cut:
+			e.runsLostCut++
+		case member:
+			e.runsLostMember++
+		}
+		e.emu.Unlock()
+	}
+	return cut || member
+}
+
+// lostBy says whether r's machine was cut off while r was active (cut), or r's error
+// names its lease and a member fault overlapped r (member).
+func (e *etcdChaos) lostBy(r *store.Run) (cut, member bool) {
+	from, to := r.Created, r.Ended
+	if to.IsZero() {
+		to = time.Now()
+	}
+	if m := e.machineNamed(r.Machine); m != nil && e.cutDuring(m, from, to) {
+		return true, false
+	}
+	if !strings.Contains(r.Error, "lease") {
+		return false, false
+	}
+	e.emu.Lock()
+	defer e.emu.Unlock()
+	for _, f := range e.faults {
+		if f.from.Before(to) && f.to.After(from) {
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// winLost says whether window pid lost its home through the chaos, though the chaos never
+// killed it: its machine was cut off, or one of its writer terms ended, not by a kill,
+// while an etcd member was killed or stopped (its lease not renewed in time: the other
+// machine took over and reaped its runs naming it).
+func (e *etcdChaos) winLost(pid int) bool {
+	terms := e.terms()
+	e.emu.Lock()
+	defer e.emu.Unlock()
+	for w, m := range e.machineOf {
+		if w.c.pid != pid {
+			continue
+		}
+		for _, c := range e.cuts {
+			if c.m == m {
+				return true
+			}
+		}
+	}
+	for _, t := range terms {
+		if t.pid != pid || t.byKill || t.end.IsZero() {
+			continue
+		}
+		for _, f := range e.faults {
+			if f.from.Before(t.end) && f.to.After(t.start) {
+				e.winsLostMember[pid] = true
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (e *etcdChaos) machineNamed(name string) *etcdMachine {
+	for _, m := range e.machines {
+		if m.name == name {
+			return m
+		}
+	}
+	return nil
 }
 
 // spawn starts a window on machine m and waits until it has a role (reader or writer):
@@ -209,6 +374,8 @@ func (e *etcdChaos) drive(chaos func()) {
 		e.t.Fatalf("the first window on the etcd home is %s, not the writer", r)
 	}
 	setupSlots(first)
+	e.setupLanes(first)
+	first.c.ok(addWF(etcdRequeueLane, 1, "requeue", chaosStep(e.marks, etcdRequeueLane, 1, "3")...))
 	for i, m := range e.machines {
 		for j := 0; j < 2; j++ {
 			if i > 0 || j > 0 {
@@ -233,9 +400,10 @@ func (e *etcdChaos) drive(chaos func()) {
 	e.t.Logf("chaos %s, checks %s", t0.Sub(start).Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
 }
 
-// client writes versioned slots through the writer; every ok reply is an acknowledged
-// write. (Runs would be started here too, once an etcd home takes them: see the top.)
+// client writes versioned slots through the writer and, now and then, starts a run of a
+// lane; every ok reply is an acknowledged write.
 func (e *etcdChaos) client(stop <-chan struct{}, rng *rand.Rand) {
+	lastRun := time.Now()
 	for {
 		select {
 		case <-stop:
@@ -252,10 +420,37 @@ func (e *etcdChaos) client(stop <-chan struct{}, rng *rand.Rand) {
 			continue
 		}
 		e.writing.Lock()
-		e.writeSlot(w, rng.Intn(chaosSlots), e.nextVersion())
+		if time.Since(lastRun) > 120*time.Millisecond && e.queued() < 6 {
+			lastRun = time.Now()
+			lane := etcdRequeueLane
+			if i := rng.Intn(chaosClientLanes + 1); i < chaosClientLanes || e.laneBusy(lane) {
+				lane = chaosLanes[rng.Intn(chaosClientLanes)].name
+			}
+			e.startRun(w, lane)
+		} else {
+			e.writeSlot(w, rng.Intn(chaosSlots), e.nextVersion())
+		}
 		e.writing.Unlock()
 		time.Sleep(time.Duration(rng.Intn(4)) * time.Millisecond) // pacing, not synchronisation
 	}
+}
+
+// laneBusy says whether the poller's last document has an active run of lane: the client
+// starts a run of etcdRequeueLane only when it has none, so its 3 s runs never queue up
+// (the lanes drain before finish's checks).
+func (e *etcdChaos) laneBusy(lane string) bool {
+	e.mu.Lock()
+	d := e.lastDoc
+	e.mu.Unlock()
+	if d == nil {
+		return true
+	}
+	for i := range d.Runs {
+		if d.Runs[i].Workflow == lane && d.Runs[i].Active() {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *etcdChaos) nextVersion() int {
@@ -288,8 +483,12 @@ func (e *etcdChaos) poll(stop <-chan struct{}) {
 		}
 		lastGen, lastEpoch = d.Generation, d.Epoch
 		e.checkAcked(d, acked, "poll")
+		e.checkOutcomes(d)
+		e.checkLanes(d)
+		e.checkOrphans(d, false)
 		e.mu.Lock()
 		e.polls++
+		e.lastDoc = d
 		e.mu.Unlock()
 	}
 }
@@ -424,6 +623,13 @@ func (e *etcdChaos) memberFault(kill bool) {
 		}
 	}
 	m := e.cluster.Member(i)
+	fault := etcdCut{from: time.Now()}
+	defer func() {
+		fault.to = time.Now()
+		e.emu.Lock()
+		e.faults = append(e.faults, fault)
+		e.emu.Unlock()
+	}()
 	pause := time.Duration(200+e.rng.Intn(1300)) * time.Millisecond
 	var err error
 	if kill {
@@ -662,16 +868,33 @@ func (e *etcdChaos) checkUnanswered() {
 }
 
 // finish checks everything once the chaos stopped: the acknowledged writes in etcd, past
-// the proxies; unanswered requests; writer terms and what they served; linearizability;
-// every window's views. Then every window closes gracefully.
+// the proxies; the runs, once the lanes drained (the schedule paused); unanswered
+// requests; writer terms and what they served; linearizability; every window's views.
+// Then every window closes gracefully.
 func (e *etcdChaos) finish() {
 	if w := e.waitWriter(30 * time.Second); w == nil {
 		e.violate("no writer at the end")
 	}
+	e.pauseSchedule()
+	d := e.view.doc()
+	for deadline := time.Now().Add(60 * time.Second); activeRuns(d) > 0 && time.Now().Before(deadline); {
+		e.view.waitChange(d.Generation)
+		d = e.view.doc()
+	}
 	e.mu.Lock()
 	acked := e.ackedVer
+	ackedRuns := append([]string(nil), e.ackedRuns...)
 	e.mu.Unlock()
-	e.checkAcked(e.view.doc(), acked, "end")
+	e.checkAcked(d, acked, "end")
+	wedged := false
+	for i := range d.Runs {
+		if r := &d.Runs[i]; r.Active() {
+			wedged = true
+			e.violate("wedged: run %s of %s still %s 60s after the chaos stopped (machine %s, owner pid %d)", r.ID, r.Workflow, r.Status, r.Machine, r.OwnerPID)
+		}
+	}
+	e.checkOrphans(d, !wedged)
+	e.checkRuns(d, ackedRuns)
 	e.checkUnanswered()
 	e.checkRoles()
 	e.checkHistory()
@@ -687,6 +910,26 @@ func (e *etcdChaos) finish() {
 	}
 }
 
+// pauseSchedule pauses the sched lane's schedule through the writer, so that the document
+// finish reads has every run it started. The window whose role event says writer may be
+// between terms (its lease lost, elected again, not writing yet: it refuses read_only),
+// so a refusal is tried again, for 30 s.
+func (e *etcdChaos) pauseSchedule() {
+	deadline := time.Now().Add(30 * time.Second)
+	var last map[string]any
+	for time.Now().Before(deadline) {
+		if w := e.writer(); w != nil {
+			r, _, replied := try(w.c, map[string]any{"op": "pause_schedule", "schedule": e.schedID}, 10*time.Second)
+			if replied && r["ok"] == true {
+				return
+			}
+			last = r
+		}
+		time.Sleep(100 * time.Millisecond) // the next writer, or the same one done becoming it
+	}
+	e.violate("the schedule could not be paused through the writer within 30s: %v", last)
+}
+
 // etcdCounts is how much work an etcd chaos run did.
 type etcdCounts struct {
 	dur                                 time.Duration
@@ -694,6 +937,7 @@ type etcdCounts struct {
 	cuts, cutRefusals, memberKills      int
 	leaderKills, memberStops            int
 	writesAcked, reads, takeovers, wins int
+	runsAcked, runsSucceeded            int
 	noticeMax                           time.Duration
 }
 
@@ -711,7 +955,7 @@ func (e *etcdChaos) etcdCounts(dur time.Duration) etcdCounts {
 		w.c.mu.Unlock()
 	}
 	c := etcdCounts{dur: dur, writerKills: e.kills, readerKills: e.rkills, writesAcked: writes - open, reads: reads,
-		takeovers: takeovers, wins: len(e.wins)}
+		takeovers: takeovers, wins: len(e.wins), runsAcked: len(e.ackedRuns), runsSucceeded: e.succeeded}
 	e.mu.Unlock()
 	e.emu.Lock()
 	c.cuts, c.cutRefusals, c.memberKills, c.leaderKills, c.memberStops = e.nCuts, e.cutRefuse, e.memKills, e.leadKills, e.memStops
@@ -724,6 +968,7 @@ func (e *etcdChaos) etcdCounts(dur time.Duration) etcdCounts {
 const (
 	minEtcdWritesPer5s = 40
 	minEtcdReadsPer5s  = 20
+	minEtcdRunsPer5s   = 5
 )
 
 // etcdMinimumWork says what a run fell short of: a run without each fault, or with little
@@ -752,6 +997,7 @@ func etcdMinimumWork(c etcdCounts) []string {
 	short("writes_acked", c.writesAcked, throughput(minEtcdWritesPer5s))
 	short("reads", c.reads, throughput(minEtcdReadsPer5s))
 	short("takeovers", c.takeovers, c.writerKills+1)
+	short("runs_acked", c.runsAcked, throughput(minEtcdRunsPer5s))
 	return out
 }
 
@@ -759,13 +1005,16 @@ func (e *etcdChaos) etcdSummary(dur time.Duration) string {
 	c := e.etcdCounts(dur)
 	writes, open, _, _, ops := e.lin.counts()
 	p50, pmax := e.lin.latency()
+	e.emu.Lock()
+	lostCut, lostMember, winsLost := e.runsLostCut, e.runsLostMember, len(e.winsLostMember)
+	e.emu.Unlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return fmt.Sprintf("etcd chaos summary: duration=%s machines=%d windows=%d cycles=%d writer_kills=%d reader_kills=%d "+
 		"cuts=%d cut_refusals=%d member_kills=%d leader_kills=%d member_stops=%d writes_acked=%d history_writes=%d history_open=%d "+
-		"notice_max=%s reads=%d reads_not_writer=%d takeovers=%d history_ops=%d unanswered=%d refused=%d write_p50=%s write_max=%s no_writer=%s polls=%d violations=%d",
+		"runs_acked=%d runs_succeeded=%d runs_lost_cut=%d runs_lost_member=%d writers_lost_member=%d notice_max=%s reads=%d reads_not_writer=%d takeovers=%d history_ops=%d unanswered=%d refused=%d write_p50=%s write_max=%s no_writer=%s polls=%d violations=%d",
 		dur, len(e.machines), c.wins, e.cycles, c.writerKills, c.readerKills, c.cuts, c.cutRefusals, c.memberKills, c.leaderKills,
-		c.memberStops, c.writesAcked, writes, open, c.noticeMax.Round(time.Millisecond), c.reads, e.notWriter, c.takeovers, ops, e.unknown, e.refused,
+		c.memberStops, c.writesAcked, writes, open, c.runsAcked, c.runsSucceeded, lostCut, lostMember, winsLost, c.noticeMax.Round(time.Millisecond), c.reads, e.notWriter, c.takeovers, ops, e.unknown, e.refused,
 		p50.Round(time.Microsecond), pmax.Round(time.Millisecond), e.noWriter.Round(time.Millisecond), e.polls, len(e.viol))
 }
 

@@ -71,6 +71,9 @@ func chaosLaneOf(name string) (onLost string, ok bool) {
 			return l.onLost, true
 		}
 	}
+	if l, ok := etcdCutLane(name); ok { // only an etcd home's chaos has it
+		return l, true
+	}
 	return "", false
 }
 
@@ -200,6 +203,15 @@ type chaos struct {
 	// takes a refusal whose error names etcd (a timeout, a lost quorum) for a refusal,
 	// not an unexpected error.
 	refusedMaybe bool
+	// runsOf, when set, replaces allRuns; stepHomes, when set, are the BATON_HOME values of
+	// the step processes instead of home; lostRun, when set, says whether a run's owner
+	// lost its home through no fault of Baton (an etcd home's machine cut off: its
+	// supervisors kill their steps), and lostPID whether a window did. An etcd home's
+	// harness sets them (chaos_etcd_test.go).
+	runsOf    func() []store.Run
+	stepHomes []string
+	lostRun   func(r *store.Run) bool
+	lostPID   func(pid int) bool
 	// readMu is held by the reading client for each snapshot and by the killer for each
 	// kill of a writer: a snapshot reply is long (tens of kB), and a window killed while
 	// writing one leaves a torn line that the child harness reports as a protocol error.
@@ -443,6 +455,11 @@ func (h *chaos) setup() {
 		h.t.Fatal("no writer among the first windows")
 	}
 	setupSlots(w)
+	h.setupLanes(w)
+}
+
+// setupLanes adds the chaos lanes and the schedule of the sched lane through the writer w.
+func (h *chaos) setupLanes(w *chaosWin) {
 	for _, l := range chaosLanes {
 		w.c.ok(map[string]any{"op": "add_workflow", "workflow": map[string]any{"name": l.name,
 			"max_concurrent": l.max, "on_owner_lost": l.onLost,
@@ -762,7 +779,10 @@ func (h *chaos) checkLanes(d *store.Doc) {
 // stepProcesses returns the live processes carrying this home's run markers, by run id.
 func (h *chaos) stepProcesses() map[int]string {
 	out := map[int]string{}
-	wantHome := []byte("BATON_HOME=" + h.home + "\x00")
+	homes := h.stepHomes
+	if homes == nil {
+		homes = []string{h.home}
+	}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
@@ -770,7 +790,7 @@ func (h *chaos) stepProcesses() map[int]string {
 			continue
 		}
 		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil || !bytes.Contains(env, wantHome) || !pidAlive(pid) {
+		if err != nil || !envHasHome(env, homes) || !pidAlive(pid) {
 			continue
 		}
 		for _, kv := range bytes.Split(env, []byte{0}) {
@@ -780,6 +800,16 @@ func (h *chaos) stepProcesses() map[int]string {
 		}
 	}
 	return out
+}
+
+// envHasHome says whether the NUL-separated environment env sets BATON_HOME to one of homes.
+func envHasHome(env []byte, homes []string) bool {
+	for _, h := range homes {
+		if bytes.Contains(env, []byte("BATON_HOME="+h+"\x00")) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkOrphans looks for step processes of runs that d (read before the scan) already
@@ -1482,7 +1512,12 @@ func (h *chaos) allRuns() []store.Run {
 // outcome first seen on disk, started no more than its lane allows, and ended as its lane
 // and the chaos it met say (runOutcomes).
 func (h *chaos) checkRuns(d *store.Doc, acked []string) {
-	runs := h.allRuns()
+	var runs []store.Run
+	if h.runsOf != nil {
+		runs = h.runsOf()
+	} else {
+		runs = h.allRuns()
+	}
 	have := map[string]bool{}
 	occ := map[string]string{}
 	succeeded, adoptOK := 0, 0
@@ -1508,7 +1543,13 @@ func (h *chaos) checkRuns(d *store.Doc, acked []string) {
 	for pid := range h.killedW {
 		killedW[pid] = true
 	}
-	m := chaosMarks{starts: map[string]int{}, ends: map[string]int{}, supKilled: map[string]int{}, outcome: map[string]string{}}
+	m := chaosMarks{starts: map[string]int{}, ends: map[string]int{}, supKilled: map[string]int{}, outcome: map[string]string{}, lost: map[string]bool{}}
+	lostPID := h.lostPID
+	if h.lostRun != nil {
+		for i := range runs {
+			m.lost[runs[i].ID] = h.lostRun(&runs[i])
+		}
+	}
 	for id, pid := range h.supKilled {
 		m.supKilled[id] = pid
 	}
@@ -1534,7 +1575,7 @@ func (h *chaos) checkRuns(d *store.Doc, acked []string) {
 	for _, l := range lines(filepath.Join(h.marks, "ends")) {
 		m.ends[l]++
 	}
-	for _, v := range runOutcomes(runs, m, func(pid int) bool { return killedW[pid] }) {
+	for _, v := range runOutcomes(runs, m, func(pid int) bool { return killedW[pid] || (lostPID != nil && lostPID(pid)) }) {
 		h.violate("%s", v)
 	}
 	for _, v := range checkRunEvents(h.children(), runs) {
@@ -1544,11 +1585,13 @@ func (h *chaos) checkRuns(d *store.Doc, acked []string) {
 
 // chaosMarks is what the chaos knows of the runs besides their records: the step starts
 // and ends its marks files counted per run, the supervisors it killed (run -> pid) and the
-// first outcome the poller saw on disk.
+// first outcome the poller saw on disk; lost are the runs whose owner lost the home (an
+// etcd home's machine cut off: their supervisors kill their steps).
 type chaosMarks struct {
 	starts, ends map[string]int
 	supKilled    map[string]int
 	outcome      map[string]string
+	lost         map[string]bool
 }
 
 // runOutcomes checks the runs' records (document and archive) at the end of the chaos:
@@ -1612,6 +1655,9 @@ func runOutcomes(runs []store.Run, m chaosMarks, killed func(pid int) bool) []st
 		if onLost == "adopt" && r.Status != store.StatusSucceeded {
 			if r.Status == store.StatusFailed && owner != 0 && killed(owner) && !strings.Contains(r.Error, "supervisor") && starts == 0 {
 				continue // its writer died between claiming it and starting its supervisor
+			}
+			if r.Status == store.StatusFailed && m.lost[r.ID] {
+				continue // its machine was cut off from the home: its supervisor killed its step
 			}
 			out = append(out, fmt.Sprintf("adopt run %s ended %s, its step having started %d times and ended %d times: a run whose supervisor lives must be adopted by the next writer and succeed",
 				r.ID, now, starts, m.ends[r.ID]))
@@ -2190,12 +2236,14 @@ func TestChaosRunOutcomes(t *testing.T) {
 			run("d3", "adopt", store.StatusFailed, 1, "the run's supervisor pid 99 died while step 1 was running; its processes were killed"),
 			run("c1", "lane-c", store.StatusSucceeded, 1, ""), // its supervisor was killed after the step ended
 			run("s1", "slot-01", store.StatusSucceeded, 1, ""),
+			run("d4", "adopt", store.StatusFailed, 1, "supervisor lost its etcd lease"), // its machine was cut off (etcd home)
 		}
 		m := chaosMarks{
-			starts:    map[string]int{"a1": 1, "a2": 1, "b1": 2, "d1": 1, "d3": 1, "c1": 1},
+			starts:    map[string]int{"a1": 1, "a2": 1, "b1": 2, "d1": 1, "d3": 1, "c1": 1, "d4": 1},
 			ends:      map[string]int{"a1": 1, "b1": 1, "d1": 1, "c1": 1},
 			supKilled: map[string]int{"d3": 99, "c1": 98},
 			outcome:   map[string]string{},
+			lost:      map[string]bool{"d4": true},
 		}
 		for i := range runs {
 			m.outcome[runs[i].ID] = outcomeOf(&runs[i])
@@ -2232,6 +2280,7 @@ func TestChaosRunOutcomes(t *testing.T) {
 			m.outcome["d2"] = outcomeOf(&runs[4])
 			return runs
 		}, "run d2 was reaped from pid 8, which was never killed"},
+		{"an adopt run failed, its machine never cut off", func(runs []store.Run, m chaosMarks) []store.Run { delete(m.lost, "d4"); return runs }, "adopt run d4 ended failed"},
 		{"a killed supervisor not named", func(runs []store.Run, m chaosMarks) []store.Run { m.supKilled["d3"] = 97; return runs }, "run d3 of adopt, whose supervisor pid 97 was killed"},
 		{"a killed supervisor's run succeeded with its step cut short", func(runs []store.Run, m chaosMarks) []store.Run { delete(m.ends, "c1"); return runs }, "run c1 of lane-c, whose supervisor pid 98 was killed"},
 	} {
