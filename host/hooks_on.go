@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"baton/store"
+	"baton/store/etcdhome"
 )
 
 // The test hooks of package host, built only with the batontest tag (see store's
@@ -52,7 +53,10 @@ func handOverHook(w *Core) {
 // BATON_TEST_ACK_UNSAVED hook is armed and the save failed with err without the cluster
 // refusing it (not fenced, not read-only); else false.
 func ackUnsaved(t *Term, fn func(*store.Doc) error, err error) (*store.Doc, bool) {
-	if !ackUnsavedOn || errors.Is(err, store.ErrFenced) || errors.Is(err, ErrReadOnly) {
+	// A save whose outcome etcd did not tell is fenced by the store itself; a writer that
+	// trusted itself would acknowledge it all the same.
+	unknown := errors.Is(err, etcdhome.ErrOutcomeUnknown)
+	if !ackUnsavedOn || !unknown && (errors.Is(err, store.ErrFenced) || errors.Is(err, ErrReadOnly)) {
 		return nil, false
 	}
 	d, verr := t.st.View()

@@ -19,6 +19,10 @@ var (
 	ErrConflict = errors.New("the document changed since this writer read it, nothing was written")
 	// ErrNoWriter is returned by Writer when no window holds the writer election.
 	ErrNoWriter = errors.New("no writer holds the home")
+	// ErrOutcomeUnknown is wrapped in a commit's error when etcd did not say whether the
+	// save took effect (a timeout, a lost connection): the save is not acknowledged, and
+	// the writer fences itself (see DocHome.settle) rather than trust either answer.
+	ErrOutcomeUnknown = errors.New("the outcome of the save is unknown")
 	// ErrNotLoaded is returned by Commit and Update before the term's Load.
 	ErrNotLoaded = errors.New("the writer has not read the document yet: call Load first")
 )

@@ -115,6 +115,18 @@ func (d *DocHome) Commit(have, next *store.Doc) (*store.Doc, error) {
 	if !held { // no hold in this process: the meta's revision alone guards
 		f = fence{h: d.h}
 	}
+	if done := d.h.holdDone(); held && done != nil {
+		// A hold whose session ended (its lease could not be kept: a machine cut off)
+		// cannot commit: its guard fails. Do not wait opTimeout for a cut network to say
+		// so; the outcome of what is in flight is settled below.
+		go func() {
+			select {
+			case <-done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	err := f.commit(ctx, st, next)
 	if errors.Is(err, ErrConflict) {
 		return nil, fmt.Errorf("etcd home %s: %w: the home holds a generation after %d", d.h.prefix, ErrFenced, have.Generation)
@@ -138,15 +150,17 @@ func (d *DocHome) Commit(have, next *store.Doc) (*store.Doc, error) {
 // (store.ErrNotDurable is not that promise, so it reports ErrUnreadable: the Store
 // refuses to write until a Load tells what is there).
 func (d *DocHome) settle(f fence, held bool, next *store.Doc, cause error) (*store.Doc, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	// The revoke that fences is bounded by the lease: past it the lease has expired on the
+	// cluster anyway (a cut machine cannot revoke; its answer must not wait 30 s for that).
+	ctx, cancel := context.WithTimeout(context.Background(), min(opTimeout, d.h.opts.Lease))
 	defer cancel()
 	if !held {
 		d.st.loaded = false
-		return nil, fmt.Errorf("%w: etcd home %s: the outcome of the save of generation %d is unknown, read again: %w", store.ErrUnreadable, d.h.prefix, next.Generation, cause)
+		return nil, fmt.Errorf("%w: etcd home %s: %w (generation %d), read again: %w", store.ErrUnreadable, d.h.prefix, ErrOutcomeUnknown, next.Generation, cause)
 	}
 	d.h.dropHold(ctx)
 	d.st.loaded = false
-	return nil, fmt.Errorf("etcd home %s: the outcome of the save of generation %d is unknown; the writer's lease was revoked so it cannot apply later, read again: %w: %w", d.h.prefix, next.Generation, ErrFenced, cause)
+	return nil, fmt.Errorf("etcd home %s: %w (generation %d); the writer's lease was revoked so it cannot apply later, read again: %w: %w", d.h.prefix, ErrOutcomeUnknown, next.Generation, ErrFenced, cause)
 }
 
 // Checkpoint implements store.DocHome: etcd keeps no compact form of its own (its
@@ -338,6 +352,16 @@ func (h *Home) fence() (fence, bool) {
 		return fence{}, false
 	}
 	return h.hold.fence, true
+}
+
+// holdDone returns the Done channel of the Home's hold's session, or nil without a hold.
+func (h *Home) holdDone() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.hold == nil {
+		return nil
+	}
+	return h.hold.Done()
 }
 
 // holding reports whether the Home's hold is held and its session not known ended.
