@@ -40,6 +40,13 @@ func OpenSharedRun(spec workflow.SharedSpec) (workflow.SharedRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	creds := map[string]string{}
+	for _, k := range []string{etcdhome.EnvUser, etcdhome.EnvPassword} {
+		if v, ok := os.LookupEnv(k); ok {
+			creds[k] = v
+			_ = os.Unsetenv(k) // in cfg now; no step of the run inherits it
+		}
+	}
 	cli, err := clientv3.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("etcd home %s: %w", spec.URL, err)
@@ -58,14 +65,17 @@ func OpenSharedRun(spec workflow.SharedSpec) (workflow.SharedRun, error) {
 		_ = cli.Close()
 		return nil, err
 	}
-	return &sharedRun{cli: cli, sup: sup}, nil
+	return &sharedRun{cli: cli, sup: sup, creds: creds}, nil
 }
 
 // sharedRun is workflow.SharedRun over an etcdhome.Supervisor and its own client.
 type sharedRun struct {
-	cli *clientv3.Client
-	sup *etcdhome.Supervisor
+	cli   *clientv3.Client
+	sup   *etcdhome.Supervisor
+	creds map[string]string // BATON_ETCD_USER and _PASSWORD, taken out of the environment
 }
+
+func (s *sharedRun) Credentials() map[string]string { return s.creds }
 
 func (s *sharedRun) Append(ctx context.Context, rec []byte) error { return s.sup.Append(ctx, rec) }
 func (s *sharedRun) LogTail() io.WriteCloser                      { return s.sup.LogTail() }

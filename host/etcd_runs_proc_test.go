@@ -81,13 +81,17 @@ func TestEtcdRuns(t *testing.T) {
 		v := newEtcdView(t, cli, "done")
 		m := newEtcdMachine(t, c, "m1")
 		killRunsOf(t, m)
-		a := m.window(t, "done", "2s")
+		// The window reaches etcd with a user and password (the cluster has no auth: they
+		// are accepted and unused); the run's step prints its whole environment.
+		const password = "etcd-pw-never-in-a-step"
+		a := startChild(t, m.home("done"), withEnv(EnvMachine+"="+m.name, "BATON_TEST_LOCAL="+m.local, "BATON_TEST_LEASE=2s",
+			etcdhome.EnvUser+"=baton", etcdhome.EnvPassword+"="+password))
 		if r := a.initialRole(); r != "writer" {
 			t.Fatalf("first window: %s", r)
 		}
 		const secret = "s3cr3t-value-of-the-step"
 		a.ok(map[string]any{"op": "add_workflow", "workflow": map[string]any{"name": "w", "max_concurrent": 1,
-			"steps": []any{map[string]any{"name": "s", "argv": []string{"sh", "-c", "echo hello from the step $API_TOKEN"},
+			"steps": []any{map[string]any{"name": "s", "argv": []string{"sh", "-c", "echo hello from the step $API_TOKEN; env"},
 				"env": map[string]string{"API_TOKEN": secret}}}}})
 		id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
 		r := v.awaitRunIn(id, 30*time.Second, "succeeded", func(r *store.Run) bool { return !r.Active() })
@@ -108,6 +112,20 @@ func TestEtcdRuns(t *testing.T) {
 		}
 		if !strings.Contains(string(st.LogTail), "hello from the step "+workflow.SecretMask) || strings.Contains(string(st.LogTail), secret) {
 			t.Errorf("log tail in etcd (the step's output, its secret redacted): %q", st.LogTail)
+		}
+		// A run that ended well lost no lease, and says none; the etcd password (and the
+		// user's variable) reach no step: neither the log nor its tail in etcd has them.
+		logA, err := os.ReadFile(filepath.Join(m.local, "runs", id+".log"))
+		if err != nil || !strings.Contains(string(logA), "hello from the step") {
+			t.Fatalf("the run's log on m1: %v\n%s", err, logA)
+		}
+		for what, b := range map[string][]byte{"log": logA, "log tail in etcd": st.LogTail} {
+			if strings.Contains(string(b), "lost its lease") {
+				t.Errorf("the %s of a run that succeeded says it lost its lease:\n%s", what, b)
+			}
+			if strings.Contains(string(b), password) || strings.Contains(string(b), etcdhome.EnvUser) || strings.Contains(string(b), etcdhome.EnvPassword) {
+				t.Errorf("the %s shows the etcd credentials:\n%s", what, b)
+			}
 		}
 		if got := a.ok(map[string]any{"op": "snapshot"}); !strings.Contains(fmt.Sprint(got["runs"]), "machine:m1") {
 			t.Errorf("the snapshot does not show the run's machine: %v", got["runs"])

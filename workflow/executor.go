@@ -274,8 +274,15 @@ func (e *Engine) Stop(reason string) {
 	e.wg.Wait()
 }
 
-func stepEnv(step store.Step, extra map[string]string, home, id string) []string {
-	env := os.Environ()
+// stepEnv is a step's environment: the supervisor's, less the variables named in hidden
+// (the shared home's credentials), then the step's and the run's variables.
+func stepEnv(step store.Step, extra map[string]string, home, id string, hidden map[string]string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !hasKey(hidden, k) {
+			env = append(env, kv)
+		}
+	}
 	for k, v := range step.Env {
 		env = append(env, k+"="+v)
 	}
@@ -283,6 +290,11 @@ func stepEnv(step store.Step, extra map[string]string, home, id string) []string
 		env = append(env, k+"="+v)
 	}
 	return append(env, EnvRunID+"="+id, EnvHome+"="+home)
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 func unwrapExec(err error) error {

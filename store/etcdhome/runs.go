@@ -253,8 +253,7 @@ func (s *Supervisor) guardedPut(ctx context.Context, key string, val []byte) err
 // that the lease has expired anyway). Idempotent.
 func (s *Supervisor) Close(ctx context.Context) error {
 	s.cancel()
-	<-s.done
-	s.lose(errors.New("closed"))
+	<-s.done // Lost stays open: a supervisor that ends its run lost nothing
 	ctx, cancel := context.WithTimeout(ctx, s.ttl)
 	defer cancel()
 	if err := s.h.RevokeDead(ctx, s.lease); err != nil {
