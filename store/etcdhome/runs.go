@@ -100,12 +100,26 @@ func (h *Home) Supervise(ctx context.Context, run string, id Identity) (*Supervi
 func (s *Supervisor) Cancels() <-chan string { return s.cancels }
 
 // watchCancel waits for the run's cancel key until ctx ends; a broken watch (etcd
-// unreachable) is watched again from where it was.
+// unreachable) is watched again from where it was. When that revision was compacted the
+// key is read instead (delivered if there) and watched from after that read.
 func (s *Supervisor) watchCancel(ctx context.Context) {
 	rev := s.aliveRev
 	for ctx.Err() == nil {
 		wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 		for resp := range s.h.cli.Watch(wctx, s.h.cancelKey(s.run), clientv3.WithRev(rev)) {
+			if resp.CompactRevision > 0 {
+				got, err := s.h.cli.Get(wctx, s.h.cancelKey(s.run))
+				if err != nil {
+					break // read again after the pause
+				}
+				if len(got.Kvs) > 0 {
+					s.cancels <- string(got.Kvs[0].Value)
+					cancel()
+					return
+				}
+				rev = got.Header.Revision + 1
+				break
+			}
 			if resp.Err() != nil {
 				break
 			}

@@ -306,3 +306,48 @@ func TestLostWhileAppendHangs(t *testing.T) {
 		t.Fatal("an Append through a cut network succeeded")
 	}
 }
+
+// TestCancelAfterCompaction: the supervisor's cancel watch breaks (its etcd member
+// restarts) after the revision it watched from was compacted; a cancel put after that
+// still reaches the supervisor (it once retried the compacted revision for ever).
+func TestCancelAfterCompaction(t *testing.T) {
+	c := etcdtest.StartCluster(t, 1)
+	cli := etcdtest.Client(t, c.Endpoints()...)
+	ctx := testCtx(t)
+	h := openHome(t, cli, "cmp", Options{Lease: 15 * time.Second})
+	s, err := h.Supervise(ctx, "r", ident("laptop", 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	var rev int64
+	for i := 0; i < 5; i++ {
+		resp, err := cli.Put(ctx, "cmp-junk", fmt.Sprint(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev = resp.Header.Revision
+	}
+	if _, err := cli.Compact(ctx, rev); err != nil { // past the alive key's revision
+		t.Fatal(err)
+	}
+	if err := c.Member(0).Restart(); err != nil { // every watch breaks
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := h.RequestCancel(ctx, "r", "stop it"); err != nil || !ok {
+		t.Fatalf("request cancel: %v, %v", ok, err)
+	}
+	select {
+	case why := <-s.Cancels():
+		if why != "stop it" {
+			t.Fatalf("cancel reason %q", why)
+		}
+	case <-s.Lost():
+		t.Fatalf("the supervisor lost its lease: %v", s.Why())
+	case <-time.After(60 * time.Second):
+		t.Fatal("the cancel put after the compaction was not delivered within a minute")
+	}
+}
