@@ -66,3 +66,94 @@ func TestEtcdStartRaceBothOrders(t *testing.T) {
 		t.Fatalf("a run whose supervisor ended: %+v", s)
 	}
 }
+
+// TestEtcdFollowPutsTombstone: a followed run (adopted when the takeover could not judge
+// it) with no alive key and no end is taken for dead only after the follower's term put
+// its tombstone: a supervisor that comes after that (its start delayed past the lease)
+// is refused, so no late attempt runs beside a re-queued one.
+func TestEtcdFollowPutsTombstone(t *testing.T) {
+	c := etcdtest.StartCluster(t, 1)
+	url := "etcd://" + strings.TrimPrefix(c.Endpoints()[0], "http://") + "/follow"
+	e, err := dialEtcd(url, EtcdOptions{Local: t.TempDir(), Lease: 2 * time.Second}, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.cli.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	term, err := e.home.Campaign(ctx, e.identity(store.Owner{PID: 1, Instance: "follower"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { term.Resign(context.Background()) })
+
+	late := &store.Run{ID: "r1-late", Attempt: 1, Machine: "elsewhere", Status: store.StatusRunning}
+	key := workflow.SharedRunKey(late.ID, late.Attempt)
+	dead := make(chan bool, 1)
+	go e.sharedWatch(term)(ctx, key, func(j *workflow.Journal, alive bool) bool {
+		if !alive {
+			dead <- true
+			return false
+		}
+		return true
+	})
+	select {
+	case <-dead:
+	case <-ctx.Done():
+		t.Fatal("the follower never took the run without a supervisor for dead")
+	}
+	st, err := e.home.RunState(ctx, key)
+	if err != nil || !st.Reaped {
+		t.Fatalf("the run taken for dead has no tombstone: %+v, %v", st, err)
+	}
+	if run, err := OpenSharedRun(*e.sharedSpec(late)); !errors.Is(err, etcdhome.ErrReaped) {
+		if run != nil {
+			run.Close()
+		}
+		t.Fatalf("the late supervisor of a run taken for dead: %v, want ErrReaped", err)
+	}
+}
+
+// TestEtcdCancelAfterTermEnded: once a writer's term is over (its context ended, as when
+// it stopped being the writer) its engine's cancel of a remote run asks nothing of etcd:
+// the run goes on for the next writer. While the term lasts the cancel is put.
+func TestEtcdCancelAfterTermEnded(t *testing.T) {
+	c := etcdtest.StartCluster(t, 1)
+	url := "etcd://" + strings.TrimPrefix(c.Endpoints()[0], "http://") + "/cancel"
+	e, err := dialEtcd(url, EtcdOptions{Local: t.TempDir(), Lease: 2 * time.Second}, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.cli.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	term, err := e.home.Campaign(ctx, e.identity(store.Owner{PID: 1, Instance: "writer"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { term.Resign(context.Background()) })
+	r := &store.Run{ID: "r1", Attempt: 1, Machine: "elsewhere", Status: store.StatusRunning}
+	run, err := OpenSharedRun(*e.sharedSpec(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	tctx, end := context.WithCancel(ctx)
+	end() // the term is over
+	if err := e.sharedCancel(tctx, term)(workflow.SharedRunKey(r.ID, r.Attempt), "stop"); err == nil {
+		t.Fatal("a writer whose term is over cancelled a run")
+	}
+	select {
+	case why := <-run.Cancels():
+		t.Fatalf("the run got a cancel (%q) from a writer whose term is over", why)
+	default:
+	}
+	if err := e.sharedCancel(ctx, term)(workflow.SharedRunKey(r.ID, r.Attempt), "stop"); err != nil {
+		t.Fatalf("the writer's cancel while its term lasts: %v", err)
+	}
+	select {
+	case <-run.Cancels():
+	case <-ctx.Done():
+		t.Fatal("the writer's cancel never reached the run")
+	}
+}

@@ -141,13 +141,21 @@ func (s *Supervisor) watchCancel(ctx context.Context) {
 }
 
 // RequestCancel asks the supervisor of run id to cancel it with reason: it puts the
-// run's cancel key if the run's alive key is there (false: no supervisor lives to ask).
-// It blocks for one round trip; the supervisor ends the run by itself.
-func (h *Home) RequestCancel(ctx context.Context, run, reason string) (bool, error) {
-	resp, err := h.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(h.aliveKey(run)), ">", 0)).
-		Then(clientv3.OpPut(h.cancelKey(run), reason)).Commit()
+// run's cancel key if the run's alive key is there and the term still holds the writer
+// role (its epoch): false if no supervisor lives to ask, ErrFenced if the term ended (a
+// writer whose term ended cancels nothing). It blocks for one round trip; the supervisor
+// ends the run by itself.
+func (t *Term) RequestCancel(ctx context.Context, run, reason string) (bool, error) {
+	h := t.h
+	resp, err := h.cli.Txn(ctx).If(
+		clientv3.Compare(clientv3.CreateRevision(t.key), "=", t.epoch),
+		clientv3.Compare(clientv3.CreateRevision(h.aliveKey(run)), ">", 0),
+	).Then(clientv3.OpPut(h.cancelKey(run), reason)).Else(clientv3.OpGet(t.key)).Commit()
 	if err != nil {
 		return false, fmt.Errorf("etcd home %s: cancel run %s: %w", h.prefix, run, err)
+	}
+	if err := t.guardResult(resp, "cancel run "+run); errors.Is(err, ErrFenced) {
+		return false, err
 	}
 	return resp.Succeeded, nil
 }

@@ -337,7 +337,12 @@ func TestCancelAfterCompaction(t *testing.T) {
 	if err := c.WaitHealthy(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := h.RequestCancel(ctx, "r", "stop it"); err != nil || !ok {
+	term, err := h.Campaign(ctx, ident("laptop", 31))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer term.Resign(context.Background())
+	if ok, err := term.RequestCancel(ctx, "r", "stop it"); err != nil || !ok {
 		t.Fatalf("request cancel: %v, %v", ok, err)
 	}
 	select {
@@ -349,5 +354,49 @@ func TestCancelAfterCompaction(t *testing.T) {
 		t.Fatalf("the supervisor lost its lease: %v", s.Why())
 	case <-time.After(60 * time.Second):
 		t.Fatal("the cancel put after the compaction was not delivered within a minute")
+	}
+}
+
+// TestCancelNeedsTheTerm: a writer whose term ended cancels nothing (its epoch guards the
+// cancel); while its term lasts it cancels a run whose supervisor lives, and no other.
+func TestCancelNeedsTheTerm(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	s, err := h.Supervise(ctx, "r", ident("laptop", 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	term, err := h.Campaign(ctx, ident("laptop", 31))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := term.RequestCancel(ctx, "none", "stop it"); ok || err != nil {
+		t.Fatalf("cancel of a run with no supervisor: %v, %v", ok, err)
+	}
+	if err := term.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := term.RequestCancel(ctx, "r", "stop it"); ok || !errors.Is(err, ErrFenced) {
+		t.Fatalf("cancel after the term ended: %v, %v; want ErrFenced", ok, err)
+	}
+	if resp, err := h.cli.Get(ctx, h.cancelKey("r")); err != nil || len(resp.Kvs) != 0 {
+		t.Fatalf("a cancel key put after the term ended: %+v, %v", resp, err)
+	}
+	term2, err := h.Campaign(ctx, ident("laptop", 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer term2.Resign(context.Background())
+	if ok, err := term2.RequestCancel(ctx, "r", "stop it"); !ok || err != nil {
+		t.Fatalf("cancel by the writer of a live run: %v, %v", ok, err)
+	}
+	select {
+	case why := <-s.Cancels():
+		if why != "stop it" {
+			t.Fatalf("reason %q", why)
+		}
+	case <-ctx.Done():
+		t.Fatal("the cancel never reached the supervisor")
 	}
 }
