@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -230,6 +231,60 @@ func TestEtcdRuns(t *testing.T) {
 	// The same, and B cancels the adopted run: through etcd, its supervisor on ma ends it
 	// cancelled, and B records that.
 	t.Run("CancelAcrossMachines", func(t *testing.T) { adoptAcross(t, c, cli, true) })
+
+	// A supervisor killed -9 (its window killed -9 first: nobody here reaps) cannot kill
+	// its step, yet the step and a grandchild in its group are dead by the time its lease
+	// is gone: a re-queued attempt elsewhere could never run beside them.
+	t.Run("SupervisorKill9StepsDie", func(t *testing.T) { supervisorKill9(t, c, cli) })
+}
+
+// supervisorKill9: see TestEtcdRuns/SupervisorKill9StepsDie.
+func supervisorKill9(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client) {
+	v := newEtcdView(t, cli, "sk9")
+	m := newEtcdMachine(t, c, "m1")
+	killRunsOf(t, m)
+	a := m.window(t, "sk9", "2s")
+	if r := a.initialRole(); r != "writer" {
+		t.Fatalf("first window: %s", r)
+	}
+	dir := t.TempDir()
+	a.ok(addWF("w", 1, "adopt", "sh", "-c", "sleep 1000 & echo $! > "+dir+"/gc.tmp; mv "+dir+"/gc.tmp "+dir+"/gc; "+
+		"echo $$ > "+dir+"/step.tmp; mv "+dir+"/step.tmp "+dir+"/step; wait"))
+	id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
+	var pids [2]int
+	var starts [2]uint64
+	for i, name := range []string{"step", "gc"} {
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) { // the step writes it
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err == nil {
+				pids[i], _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				starts[i], _ = proc.Start(pids[i])
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the step did not write its %s pid within 30s", name)
+			}
+		}
+	}
+	st := v.runState(id, 1)
+	if st.Alive == nil {
+		t.Fatalf("the run's supervisor holds no lease: %+v", st)
+	}
+	a.kill9()
+	if err := syscall.Kill(st.Alive.Owner.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); st.Alive != nil; st = v.runState(id, 1) { // its lease expires
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed supervisor's lease is still there 60s later")
+		}
+		v.waitRunChange(id, 1, st.Rev)
+	}
+	for i, what := range []string{"step", "grandchild in the step's group"} {
+		if proc.Alive(pids[i], starts[i]) {
+			t.Errorf("the %s (pid %d) outlived its supervisor's lease", what, pids[i])
+		}
+	}
 }
 
 // sameMachinePolicy: two windows on one machine; the writer is killed -9 mid-step and

@@ -391,12 +391,16 @@ func (s *supervisor) runStep(i int, step store.Step, logf *runLog) (exit *int, e
 		errText = clip(fmt.Sprintf("step %d (%s) was not started: %v", i+1, name, err))
 		return nil, errText, s.j.append(stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Error: errText})
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startBound(cmd, s.sh != nil); err != nil {
 		errText = clip(fmt.Sprintf("step %d (%s): cannot start %q: %v", i+1, name, step.Argv[0], unwrapExec(err)))
 		return nil, errText, s.endUnstarted(i, errText)
 	}
 	pipe.start(out)
 	pid := cmd.Process.Pid
+	if s.sh != nil { // on a shared home nothing of the step outlives the supervisor (stepbind.go)
+		keeper := startKeeper(pid)
+		defer keeper.release() // after the group is gone (deferred calls run last first)
+	}
 	s.p.started(pid)
 	start, _ := proc.Start(pid)
 	jerr = s.j.append(stepStartRec{Type: recStepStart, At: time.Now().UTC(), Step: i, PID: pid, PGID: pid, Start: start})
