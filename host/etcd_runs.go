@@ -176,6 +176,7 @@ func (e *etcdWire) supervision(term *etcdhome.Term, r *store.Run) workflow.Super
 	key := workflow.SharedRunKey(r.ID, r.Attempt)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeoutEtcd)
 	defer cancel()
+	waited := false
 	for try := 0; ; try++ {
 		st, err := e.home.RunState(ctx, key)
 		if err != nil {
@@ -197,6 +198,16 @@ func (e *etcdWire) supervision(term *etcdhome.Term, r *store.Run) workflow.Super
 			s.Alive, s.Remote = true, r.Machine != e.machine
 			s.Evidence = "no writer term to put the run's tombstone with: never taken for dead"
 			return s
+		}
+		if !st.Reaped && !waited && r.Machine == e.machine {
+			// This machine's supervisor may still be starting (its process is there, its
+			// alive key not yet): wait for it before the tombstone, then read again.
+			waited, try = true, try-1
+			workflow.AwaitStartingSupervisor(e.local, r.ID, func() bool {
+				s, err := e.home.RunState(ctx, key)
+				return err != nil || s.Alive != nil || s.Reaped
+			})
+			continue
 		}
 		if !st.Reaped {
 			err := term.MarkReaped(ctx, key)

@@ -3,6 +3,8 @@ package host
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -155,5 +157,50 @@ func TestEtcdCancelAfterTermEnded(t *testing.T) {
 	case <-run.Cancels():
 	case <-ctx.Done():
 		t.Fatal("the writer's cancel never reached the run")
+	}
+}
+
+// TestEtcdStartRaceStartingSupervisor: a run of this machine whose supervisor process is
+// there (its marker) but has not put its alive key yet is not taken for dead: the
+// takeover's supervision waits for it, and the supervisor, once it holds its lease, is
+// not refused (an adopt run is not failed by a same-machine takeover within ms of its
+// claim).
+func TestEtcdStartRaceStartingSupervisor(t *testing.T) {
+	c := etcdtest.StartCluster(t, 1)
+	url := "etcd://" + strings.TrimPrefix(c.Endpoints()[0], "http://") + "/starting"
+	e, err := dialEtcd(url, EtcdOptions{Local: t.TempDir(), Lease: 2 * time.Second}, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.cli.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	term, err := e.home.Campaign(ctx, e.identity(store.Owner{PID: 1, Instance: "reaper"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { term.Resign(context.Background()) })
+	r := &store.Run{ID: "r1-starting", Attempt: 1, Machine: e.machine, Status: store.StatusRunning}
+	// The starting supervisor: a process with the run's supervisor marker (it reads stdin
+	// until the test ends it).
+	starting := exec.Command("sh", "-c", "read x")
+	starting.Env = append(os.Environ(), workflow.EnvSupervisorOf+"="+r.ID, workflow.EnvHome+"="+e.local)
+	stdin, err := starting.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := starting.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); _ = starting.Wait() }()
+	judged := make(chan workflow.Supervision, 1)
+	go func() { judged <- e.supervision(term, r) }()
+	run, err := OpenSharedRun(*e.sharedSpec(r)) // the supervisor puts its alive key
+	if err != nil {
+		t.Fatalf("the starting supervisor was refused: %v", err)
+	}
+	defer run.Close()
+	if s := <-judged; !s.Alive {
+		t.Fatalf("a run whose supervisor was starting was taken for dead: %+v", s)
 	}
 }

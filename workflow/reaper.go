@@ -54,6 +54,20 @@ func SupervisionOf(home, id string) Supervision {
 	}
 }
 
+// AwaitStartingSupervisor waits, up to supervisorReadyTimeout, while a live process
+// carries run id's supervisor marker in home and ready (the supervisor's hold in a shared
+// home, read again) is false: a supervisor still starting is judged by what it does, as
+// SupervisionOf does on a folder home. It blocks for that wait.
+func AwaitStartingSupervisor(home, id string, ready func() bool) {
+	markers := []string{EnvSupervisorOf + "=" + id, EnvHome + "=" + home}
+	for deadline := time.Now().Add(supervisorReadyTimeout); time.Now().Before(deadline); {
+		if len(proc.WithMarkers(markers...)) == 0 || ready() {
+			return
+		}
+		time.Sleep(2 * time.Millisecond) // a starting supervisor: its alive key comes next
+	}
+}
+
 // Orphan is a running run whose owner window is dead, and what the reaper does with it.
 type Orphan struct {
 	Run      string `json:"run"`
