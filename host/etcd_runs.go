@@ -187,6 +187,8 @@ func (e *etcdWire) supervision(term *etcdhome.Term, r *store.Run) workflow.Super
 		if len(st.Journal) > 0 {
 			if j, err := workflow.FoldJournal(e.url+" run "+key, st.Journal); err == nil {
 				s.Journal = &j
+			} else {
+				s.JournalErr = err.Error() // it may have ended: failed, never re-queued
 			}
 		}
 		if st.Alive != nil {

@@ -171,7 +171,7 @@ func (e *Engine) kick(update Updater, change func(*store.Doc) error) (*store.Doc
 	}
 	ids := make([]string, 0, len(starts))
 	for _, s := range starts {
-		f := e.register(s.run.ID, s.run.Attempt, s.wf.OnOwnerLost == "adopt")
+		f := e.register(s.run.ID, s.run.Attempt, s.wf.OnOwnerLost == "adopt", nil)
 		go e.execute(f, s.run, s.wf, s.env)
 		ids = append(ids, s.run.ID)
 	}

@@ -84,7 +84,9 @@ func (h *Home) Supervise(ctx context.Context, run string, id Identity) (*Supervi
 		}
 	}
 	if err != nil {
-		h.cli.Revoke(context.WithoutCancel(ctx), grant.ID)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(grant.TTL)*time.Second)
+		h.cli.Revoke(rctx, grant.ID) // bounded: by then the lease has expired anyway
+		cancel()
 		return nil, fmt.Errorf("etcd home %s: run %s: %w", h.prefix, run, err)
 	}
 	lctx, cancel := context.WithCancel(context.Background())
