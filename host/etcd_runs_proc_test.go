@@ -395,9 +395,12 @@ func cutOffRun(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client, killOff 
 	killRunsOf(t, mb)
 	dir := t.TempDir()
 	times, first := filepath.Join(dir, "times"), filepath.Join(dir, "first")
-	// Attempt 1 ticks until killed; attempt 2 writes its start, ticks a while, ends.
+	// Attempt 1 ticks until killed, and so does a grandchild of it that left its process
+	// group (setsid: only the run's markers find it); attempt 2 writes its start, ticks a
+	// while, ends.
 	step := fmt.Sprintf(`if [ -e %[2]s ]; then echo "2 start $(date +%%s%%N)" >> %[1]s; i=0; while [ $i -lt 40 ]; do echo "2 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; i=$((i+1)); done; exit 0; fi
-touch %[2]s; while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; done`, times, first)
+touch %[2]s; setsid sh -c 'while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; done' &
+while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; done`, times, first)
 	env := []string{}
 	if killOff {
 		env = append(env, "BATON_TEST_LEASE_KILL_OFF=1") // workflow/hooks_on.go
