@@ -206,8 +206,8 @@ func (e *etcdWire) supervision(term *etcdhome.Term, r *store.Run) workflow.Super
 			// alive key not yet): wait for it before the tombstone, then read again.
 			waited, try = true, try-1
 			workflow.AwaitStartingSupervisor(e.local, r.ID, func() bool {
-				s, err := e.home.RunState(ctx, key)
-				return err != nil || s.Alive != nil || s.Reaped
+				now, err := e.home.RunState(ctx, key)
+				return err != nil || now.Alive != nil || now.Reaped
 			})
 			continue
 		}
