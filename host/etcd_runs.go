@@ -127,15 +127,21 @@ func (e *etcdWire) sharedWatch(term *etcdhome.Term) func(context.Context, string
 	return func(ctx context.Context, key string, fn func(j *workflow.Journal, alive bool) bool) {
 		_ = e.home.WatchRun(ctx, key, func(st etcdhome.RunState) bool {
 			var j *workflow.Journal
+			var bad error
 			if len(st.Journal) > 0 {
 				if got, err := workflow.FoldJournal(e.url+" run "+key, st.Journal); err == nil {
 					j = &got
 				} else {
 					e.logf("%v", err)
+					bad = err
 				}
 			}
 			if st.Alive == nil && !st.Reaped && (j == nil || !j.Ended) {
 				return e.markReaped(ctx, term, key) // its tombstone, or a supervisor, is a change: read again
+			}
+			if bad != nil && st.Alive == nil { // it may have ended: failed, never re-queued
+				j = &workflow.Journal{Ended: true, EndedAt: time.Now().UTC(), Status: store.StatusFailed,
+					Error: fmt.Sprintf("its supervisor is gone and its journal in etcd cannot be read (%v): it may have ended, so it is not re-queued", bad)}
 			}
 			return fn(j, st.Alive != nil)
 		})

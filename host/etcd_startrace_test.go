@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -202,5 +203,45 @@ func TestEtcdStartRaceStartingSupervisor(t *testing.T) {
 	defer run.Close()
 	if s := <-judged; !s.Alive {
 		t.Fatalf("a run whose supervisor was starting was taken for dead: %+v", s)
+	}
+}
+
+// TestEtcdFollowUnreadableJournalFails: a followed run whose supervisor is gone and whose
+// journal in etcd cannot be folded may have ended: it is shown ended failed, so it is
+// recorded failed, never re-queued as a run that died mid-step.
+func TestEtcdFollowUnreadableJournalFails(t *testing.T) {
+	c := etcdtest.StartCluster(t, 1)
+	url := "etcd://" + strings.TrimPrefix(c.Endpoints()[0], "http://") + "/badjournal"
+	e, err := dialEtcd(url, EtcdOptions{Local: t.TempDir(), Lease: 2 * time.Second}, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.cli.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	term, err := e.home.Campaign(ctx, e.identity(store.Owner{PID: 1, Instance: "follower"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { term.Resign(context.Background()) })
+	key := workflow.SharedRunKey("r1", 1)
+	if _, err := e.cli.Put(ctx, e.home.Prefix()+"/runs/"+key+"/journal/"+fmt.Sprintf("%020d", 1), "{not json"); err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan *workflow.Journal, 1)
+	go e.sharedWatch(term)(ctx, key, func(j *workflow.Journal, alive bool) bool {
+		if alive {
+			return true
+		}
+		seen <- j
+		return false
+	})
+	select {
+	case j := <-seen:
+		if j == nil || !j.Ended || j.Status != store.StatusFailed {
+			t.Fatalf("a dead run with an unreadable journal was shown %+v, want ended failed", j)
+		}
+	case <-ctx.Done():
+		t.Fatal("the run was never shown dead")
 	}
 }
