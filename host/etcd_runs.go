@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -40,6 +41,13 @@ func OpenSharedRun(spec workflow.SharedSpec) (workflow.SharedRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	creds := map[string]string{}
+	for _, k := range []string{etcdhome.EnvUser, etcdhome.EnvPassword} {
+		if v, ok := os.LookupEnv(k); ok {
+			creds[k] = v
+			_ = os.Unsetenv(k) // in cfg now; no step of the run inherits it
+		}
+	}
 	cli, err := clientv3.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("etcd home %s: %w", spec.URL, err)
@@ -58,14 +66,17 @@ func OpenSharedRun(spec workflow.SharedSpec) (workflow.SharedRun, error) {
 		_ = cli.Close()
 		return nil, err
 	}
-	return &sharedRun{cli: cli, sup: sup}, nil
+	return &sharedRun{cli: cli, sup: sup, creds: creds}, nil
 }
 
 // sharedRun is workflow.SharedRun over an etcdhome.Supervisor and its own client.
 type sharedRun struct {
-	cli *clientv3.Client
-	sup *etcdhome.Supervisor
+	cli   *clientv3.Client
+	sup   *etcdhome.Supervisor
+	creds map[string]string // BATON_ETCD_USER and _PASSWORD, taken out of the environment
 }
+
+func (s *sharedRun) Credentials() map[string]string { return s.creds }
 
 func (s *sharedRun) Append(ctx context.Context, rec []byte) error { return s.sup.Append(ctx, rec) }
 func (s *sharedRun) LogTail() io.WriteCloser                      { return s.sup.LogTail() }
@@ -84,35 +95,81 @@ func (e *etcdWire) sharedSpec(r *store.Run) *workflow.SharedSpec {
 		Machine: e.machine, Host: e.hostname, RunKey: workflow.SharedRunKey(r.ID, r.Attempt)}
 }
 
-// wireEngine makes term t's engine run and follow runs through the etcd home.
-func (e *etcdWire) wireEngine(eng *workflow.Engine) {
-	eng.Shared, eng.Machine, eng.SharedWatch, eng.SharedCancel = e.sharedSpec, e.machine, e.sharedWatch, e.sharedCancel
+// wireEngine makes term's engine run and follow runs through the etcd home.
+// tctx ends with the term.
+func (e *etcdWire) wireEngine(eng *workflow.Engine, tctx context.Context, term *etcdhome.Term) {
+	eng.Shared, eng.Machine, eng.SharedWatch, eng.SharedCancel = e.sharedSpec, e.machine, e.sharedWatch(term), e.sharedCancel(tctx, term)
 }
 
-// sharedCancel is workflow.Engine.SharedCancel: the run's cancel key in etcd.
-func (e *etcdWire) sharedCancel(key, reason string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeoutEtcd)
-	defer cancel()
-	ok, err := e.home.RequestCancel(ctx, key, reason)
-	if err == nil && !ok {
-		err = fmt.Errorf("run %s: %w", key, workflow.ErrSupervisorGone)
-	}
-	return err
-}
-
-// sharedWatch is workflow.Engine.SharedWatch: run key's state in etcd, folded.
-func (e *etcdWire) sharedWatch(ctx context.Context, key string, fn func(j *workflow.Journal, alive bool) bool) {
-	_ = e.home.WatchRun(ctx, key, func(st etcdhome.RunState) bool {
-		var j *workflow.Journal
-		if len(st.Journal) > 0 {
-			if got, err := workflow.FoldJournal(e.url+" run "+key, st.Journal); err == nil {
-				j = &got
-			} else {
-				e.logf("%v", err)
-			}
+// sharedCancel is workflow.Engine.SharedCancel for term (its context tctx): the run's
+// cancel key in etcd, put only while term is the writer's (its epoch). Once the term is
+// over it asks nothing and waits on nothing: the runs are the next writer's.
+func (e *etcdWire) sharedCancel(tctx context.Context, term *etcdhome.Term) func(key, reason string) error {
+	return func(key, reason string) error {
+		if term == nil || tctx.Err() != nil {
+			return fmt.Errorf("run %s: not cancelled: this window's writer term is over", key)
 		}
-		return fn(j, st.Alive != nil)
-	})
+		ctx, cancel := context.WithTimeout(tctx, opTimeoutEtcd)
+		defer cancel()
+		ok, err := term.RequestCancel(ctx, key, reason)
+		if err == nil && !ok {
+			err = fmt.Errorf("run %s: %w", key, workflow.ErrSupervisorGone)
+		}
+		return err
+	}
+}
+
+// sharedWatch is workflow.Engine.SharedWatch for term: run key's state in etcd, folded.
+// A run with neither an alive key nor an end is shown dead only once term's tombstone is
+// in (as supervision does): a supervisor that comes late is refused, and one that came
+// first is followed. Without a term (nil) or the tombstone it is shown alive.
+func (e *etcdWire) sharedWatch(term *etcdhome.Term) func(context.Context, string, func(*workflow.Journal, bool) bool) {
+	return func(ctx context.Context, key string, fn func(j *workflow.Journal, alive bool) bool) {
+		_ = e.home.WatchRun(ctx, key, func(st etcdhome.RunState) bool {
+			var j *workflow.Journal
+			var bad error
+			if len(st.Journal) > 0 {
+				if got, err := workflow.FoldJournal(e.url+" run "+key, st.Journal); err == nil {
+					j = &got
+				} else {
+					e.logf("%v", err)
+					bad = err
+				}
+			}
+			if st.Alive == nil && !st.Reaped && (j == nil || !j.Ended) {
+				return e.markReaped(ctx, term, key) // its tombstone, or a supervisor, is a change: read again
+			}
+			if bad != nil && st.Alive == nil { // it may have ended: failed, never re-queued
+				j = &workflow.Journal{Ended: true, EndedAt: time.Now().UTC(), Status: store.StatusFailed,
+					Error: fmt.Sprintf("its supervisor is gone and its journal in etcd cannot be read (%v): it may have ended, so it is not re-queued", bad)}
+			}
+			return fn(j, st.Alive != nil)
+		})
+	}
+}
+
+// markReaped puts run key's tombstone with term, trying again while etcd does not answer.
+// false once it cannot be put (the term is over, or ctx ended): stop following.
+func (e *etcdWire) markReaped(ctx context.Context, term *etcdhome.Term, key string) bool {
+	if term == nil {
+		return true // never taken for dead: follow on
+	}
+	for ctx.Err() == nil {
+		mctx, cancel := context.WithTimeout(ctx, opTimeoutEtcd)
+		err := term.MarkReaped(mctx, key)
+		cancel()
+		switch {
+		case err == nil || errors.Is(err, etcdhome.ErrSupervised):
+			return true
+		case errors.Is(err, etcdhome.ErrFenced):
+			return false
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second): // etcd unreachable: again
+		}
+	}
+	return false
 }
 
 // supervision is what etcd knows of run r's supervisor (this attempt's), for term's
@@ -125,6 +182,7 @@ func (e *etcdWire) supervision(term *etcdhome.Term, r *store.Run) workflow.Super
 	key := workflow.SharedRunKey(r.ID, r.Attempt)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeoutEtcd)
 	defer cancel()
+	waited := false
 	for try := 0; ; try++ {
 		st, err := e.home.RunState(ctx, key)
 		if err != nil {
@@ -135,6 +193,8 @@ func (e *etcdWire) supervision(term *etcdhome.Term, r *store.Run) workflow.Super
 		if len(st.Journal) > 0 {
 			if j, err := workflow.FoldJournal(e.url+" run "+key, st.Journal); err == nil {
 				s.Journal = &j
+			} else {
+				s.JournalErr = err.Error() // it may have ended: failed, never re-queued
 			}
 		}
 		if st.Alive != nil {
@@ -146,6 +206,16 @@ func (e *etcdWire) supervision(term *etcdhome.Term, r *store.Run) workflow.Super
 			s.Alive, s.Remote = true, r.Machine != e.machine
 			s.Evidence = "no writer term to put the run's tombstone with: never taken for dead"
 			return s
+		}
+		if !st.Reaped && !waited && r.Machine == e.machine {
+			// This machine's supervisor may still be starting (its process is there, its
+			// alive key not yet): wait for it before the tombstone, then read again.
+			waited, try = true, try-1
+			workflow.AwaitStartingSupervisor(e.local, r.ID, func() bool {
+				now, err := e.home.RunState(ctx, key)
+				return err != nil || now.Alive != nil || now.Reaped
+			})
+			continue
 		}
 		if !st.Reaped {
 			err := term.MarkReaped(ctx, key)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -81,13 +82,17 @@ func TestEtcdRuns(t *testing.T) {
 		v := newEtcdView(t, cli, "done")
 		m := newEtcdMachine(t, c, "m1")
 		killRunsOf(t, m)
-		a := m.window(t, "done", "2s")
+		// The window reaches etcd with a user and password (the cluster has no auth: they
+		// are accepted and unused); the run's step prints its whole environment.
+		const password = "etcd-pw-never-in-a-step"
+		a := startChild(t, m.home("done"), withEnv(EnvMachine+"="+m.name, "BATON_TEST_LOCAL="+m.local, "BATON_TEST_LEASE=2s",
+			etcdhome.EnvUser+"=baton", etcdhome.EnvPassword+"="+password))
 		if r := a.initialRole(); r != "writer" {
 			t.Fatalf("first window: %s", r)
 		}
 		const secret = "s3cr3t-value-of-the-step"
 		a.ok(map[string]any{"op": "add_workflow", "workflow": map[string]any{"name": "w", "max_concurrent": 1,
-			"steps": []any{map[string]any{"name": "s", "argv": []string{"sh", "-c", "echo hello from the step $API_TOKEN"},
+			"steps": []any{map[string]any{"name": "s", "argv": []string{"sh", "-c", "echo hello from the step $API_TOKEN; env"},
 				"env": map[string]string{"API_TOKEN": secret}}}}})
 		id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
 		r := v.awaitRunIn(id, 30*time.Second, "succeeded", func(r *store.Run) bool { return !r.Active() })
@@ -108,6 +113,20 @@ func TestEtcdRuns(t *testing.T) {
 		}
 		if !strings.Contains(string(st.LogTail), "hello from the step "+workflow.SecretMask) || strings.Contains(string(st.LogTail), secret) {
 			t.Errorf("log tail in etcd (the step's output, its secret redacted): %q", st.LogTail)
+		}
+		// A run that ended well lost no lease, and says none; the etcd password (and the
+		// user's variable) reach no step: neither the log nor its tail in etcd has them.
+		logA, err := os.ReadFile(filepath.Join(m.local, "runs", id+".log"))
+		if err != nil || !strings.Contains(string(logA), "hello from the step") {
+			t.Fatalf("the run's log on m1: %v\n%s", err, logA)
+		}
+		for what, b := range map[string][]byte{"log": logA, "log tail in etcd": st.LogTail} {
+			if strings.Contains(string(b), "lost its lease") {
+				t.Errorf("the %s of a run that succeeded says it lost its lease:\n%s", what, b)
+			}
+			if strings.Contains(string(b), password) || strings.Contains(string(b), etcdhome.EnvUser) || strings.Contains(string(b), etcdhome.EnvPassword) {
+				t.Errorf("the %s shows the etcd credentials:\n%s", what, b)
+			}
 		}
 		if got := a.ok(map[string]any{"op": "snapshot"}); !strings.Contains(fmt.Sprint(got["runs"]), "machine:m1") {
 			t.Errorf("the snapshot does not show the run's machine: %v", got["runs"])
@@ -212,6 +231,60 @@ func TestEtcdRuns(t *testing.T) {
 	// The same, and B cancels the adopted run: through etcd, its supervisor on ma ends it
 	// cancelled, and B records that.
 	t.Run("CancelAcrossMachines", func(t *testing.T) { adoptAcross(t, c, cli, true) })
+
+	// A supervisor killed -9 (its window killed -9 first: nobody here reaps) cannot kill
+	// its step, yet the step and a grandchild in its group are dead by the time its lease
+	// is gone: a re-queued attempt elsewhere could never run beside them.
+	t.Run("SupervisorKill9StepsDie", func(t *testing.T) { supervisorKill9(t, c, cli) })
+}
+
+// supervisorKill9: see TestEtcdRuns/SupervisorKill9StepsDie.
+func supervisorKill9(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client) {
+	v := newEtcdView(t, cli, "sk9")
+	m := newEtcdMachine(t, c, "m1")
+	killRunsOf(t, m)
+	a := m.window(t, "sk9", "2s")
+	if r := a.initialRole(); r != "writer" {
+		t.Fatalf("first window: %s", r)
+	}
+	dir := t.TempDir()
+	a.ok(addWF("w", 1, "adopt", "sh", "-c", "sleep 1000 & echo $! > "+dir+"/gc.tmp; mv "+dir+"/gc.tmp "+dir+"/gc; "+
+		"echo $$ > "+dir+"/step.tmp; mv "+dir+"/step.tmp "+dir+"/step; wait"))
+	id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
+	var pids [2]int
+	var starts [2]uint64
+	for i, name := range []string{"step", "gc"} {
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) { // the step writes it
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err == nil {
+				pids[i], _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				starts[i], _ = proc.Start(pids[i])
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the step did not write its %s pid within 30s", name)
+			}
+		}
+	}
+	st := v.runState(id, 1)
+	if st.Alive == nil {
+		t.Fatalf("the run's supervisor holds no lease: %+v", st)
+	}
+	a.kill9()
+	if err := syscall.Kill(st.Alive.Owner.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); st.Alive != nil; st = v.runState(id, 1) { // its lease expires
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed supervisor's lease is still there 60s later")
+		}
+		v.waitRunChange(id, 1, st.Rev)
+	}
+	for i, what := range []string{"step", "grandchild in the step's group"} {
+		if proc.Alive(pids[i], starts[i]) {
+			t.Errorf("the %s (pid %d) outlived its supervisor's lease", what, pids[i])
+		}
+	}
 }
 
 // sameMachinePolicy: two windows on one machine; the writer is killed -9 mid-step and
@@ -322,9 +395,12 @@ func cutOffRun(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client, killOff 
 	killRunsOf(t, mb)
 	dir := t.TempDir()
 	times, first := filepath.Join(dir, "times"), filepath.Join(dir, "first")
-	// Attempt 1 ticks until killed; attempt 2 writes its start, ticks a while, ends.
+	// Attempt 1 ticks until killed, and so does a grandchild of it that left its process
+	// group (setsid: only the run's markers find it); attempt 2 writes its start, ticks a
+	// while, ends.
 	step := fmt.Sprintf(`if [ -e %[2]s ]; then echo "2 start $(date +%%s%%N)" >> %[1]s; i=0; while [ $i -lt 40 ]; do echo "2 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; i=$((i+1)); done; exit 0; fi
-touch %[2]s; while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; done`, times, first)
+touch %[2]s; setsid sh -c 'while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; done' &
+while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; done`, times, first)
 	env := []string{}
 	if killOff {
 		env = append(env, "BATON_TEST_LEASE_KILL_OFF=1") // workflow/hooks_on.go

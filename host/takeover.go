@@ -136,7 +136,7 @@ func (w *Core) BecomeWriter() (*Term, error) {
 
 	t.startEngine()
 	if w.etcd != nil {
-		w.etcd.wireEngine(t.engine)
+		w.etcd.wireEngine(t.engine, t.ctx, etcdTerm(t.lock))
 	}
 	ready := make(chan struct{})
 	if !w.opts.NoScheduler {

@@ -171,7 +171,7 @@ func (e *Engine) kick(update Updater, change func(*store.Doc) error) (*store.Doc
 	}
 	ids := make([]string, 0, len(starts))
 	for _, s := range starts {
-		f := e.register(s.run.ID, s.run.Attempt, s.wf.OnOwnerLost == "adopt")
+		f := e.register(s.run.ID, s.run.Attempt, s.wf.OnOwnerLost == "adopt", nil)
 		go e.execute(f, s.run, s.wf, s.env)
 		ids = append(ids, s.run.ID)
 	}
@@ -274,8 +274,15 @@ func (e *Engine) Stop(reason string) {
 	e.wg.Wait()
 }
 
-func stepEnv(step store.Step, extra map[string]string, home, id string) []string {
-	env := os.Environ()
+// stepEnv is a step's environment: the supervisor's, less the variables named in hidden
+// (the shared home's credentials), then the step's and the run's variables.
+func stepEnv(step store.Step, extra map[string]string, home, id string, hidden map[string]string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !hasKey(hidden, k) {
+			env = append(env, kv)
+		}
+	}
 	for k, v := range step.Env {
 		env = append(env, k+"="+v)
 	}
@@ -283,6 +290,11 @@ func stepEnv(step store.Step, extra map[string]string, home, id string) []string
 		env = append(env, k+"="+v)
 	}
 	return append(env, EnvRunID+"="+id, EnvHome+"="+home)
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 func unwrapExec(err error) error {

@@ -35,8 +35,8 @@ type follower struct {
 }
 
 // register makes run id (attempt) one of the engine's live runs.
-func (e *Engine) register(id string, attempt int, adopt bool) *follower {
-	f := &follower{attempt: attempt, adopt: adopt, detach: make(chan struct{})}
+func (e *Engine) register(id string, attempt int, adopt bool, remoteCancel func(string) error) *follower {
+	f := &follower{attempt: attempt, adopt: adopt, detach: make(chan struct{}), remoteCancel: remoteCancel}
 	e.mu.Lock()
 	e.procs[id] = f
 	e.mu.Unlock()
@@ -159,11 +159,12 @@ func (e *Engine) Adopt(r store.Run, adopt bool) {
 	if e.stopping || e.ctx.Err() != nil {
 		return
 	}
-	f := e.register(r.ID, r.Attempt, adopt)
+	var remoteCancel func(string) error // set before the follower is published (Stop reads it)
 	if e.remote(&r) && e.SharedCancel != nil {
 		key := SharedRunKey(r.ID, r.Attempt)
-		f.remoteCancel = func(reason string) error { return e.SharedCancel(key, reason) }
+		remoteCancel = func(reason string) error { return e.SharedCancel(key, reason) }
 	}
+	f := e.register(r.ID, r.Attempt, adopt, remoteCancel)
 	if r.CancelRequested { // asked before this engine knew the run: carried out now
 		f.requestCancel(e.home, r.ID, CancelReasonOf(&r))
 	}

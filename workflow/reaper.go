@@ -26,6 +26,9 @@ type Supervision struct {
 	Alive    bool
 	Evidence string   // what was seen of its lock
 	Journal  *Journal // nil when the run has no journal (it never had a supervisor)
+	// JournalErr says why a journal that is there cannot be folded (a shared home's): the
+	// run may have ended, so it is failed, never re-queued.
+	JournalErr string
 	// Remote: it lives on another machine (a shared home), where it cannot be killed from
 	// here. Such a run is adopted whatever its policy, and failed or re-queued only once
 	// its supervisor's lease is gone (see followShared).
@@ -51,6 +54,20 @@ func SupervisionOf(home, id string) Supervision {
 			return s
 		}
 		time.Sleep(2 * time.Millisecond) // a starting supervisor: its lock and journal come next
+	}
+}
+
+// AwaitStartingSupervisor waits, up to supervisorReadyTimeout, while a live process
+// carries run id's supervisor marker in home and ready (the supervisor's hold in a shared
+// home, read again) is false: a supervisor still starting is judged by what it does, as
+// SupervisionOf does on a folder home. It blocks for that wait.
+func AwaitStartingSupervisor(home, id string, ready func() bool) {
+	markers := []string{EnvSupervisorOf + "=" + id, EnvHome + "=" + home}
+	for deadline := time.Now().Add(supervisorReadyTimeout); time.Now().Before(deadline); {
+		if len(proc.WithMarkers(markers...)) == 0 || ready() {
+			return
+		}
+		time.Sleep(2 * time.Millisecond) // a starting supervisor: its alive key comes next
 	}
 }
 
@@ -127,7 +144,7 @@ func FindOrphans(d *store.Doc, alive Liveness, sup func(r *store.Run) Supervisio
 			// A cancel asked for goes with it: the adopting follower passes it on at its
 			// first save, and the run ends cancelled with its reason, not killed as failed.
 			o.Action = ActionAdopted
-		case w != nil && w.OnOwnerLost == "requeue" && !r.CancelRequested:
+		case w != nil && w.OnOwnerLost == "requeue" && !r.CancelRequested && s.JournalErr == "":
 			o.Action = ActionRequeued
 		default:
 			o.Action = ActionFailed

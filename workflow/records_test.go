@@ -160,3 +160,16 @@ func TestReapedRunFailsAtTheStepItsJournalShows(t *testing.T) {
 		t.Fatalf("run recorded failed at step %d: %q; want step 2", got.Step+1, got.Error)
 	}
 }
+
+// TestUnreadableJournalIsNeverRequeued: a dead run whose journal is there but cannot be
+// folded (a shared home's) may have ended: it is failed, not re-queued, whatever its policy.
+func TestUnreadableJournalIsNeverRequeued(t *testing.T) {
+	d := &store.Doc{Workflows: []store.Workflow{{Name: "w", OnOwnerLost: "requeue", Steps: []store.Step{{Argv: []string{"true"}}}}}}
+	d.Runs = []store.Run{{ID: "r1", Workflow: "w", Status: store.StatusRunning, Steps: 1,
+		Owner: &store.Owner{PID: 1 << 30, Instance: "gone"}, OwnerPID: 1 << 30}}
+	dead := func(store.Owner) (bool, string) { return false, "test: the owner is gone" }
+	sup := func(*store.Run) Supervision { return Supervision{JournalErr: "record 2: not JSON"} }
+	if o := FindOrphans(d, dead, sup, false); len(o) != 1 || o[0].Action != ActionFailed {
+		t.Fatalf("orphans: %+v", o)
+	}
+}

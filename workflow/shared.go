@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"baton/store"
+	"baton/workflow/proc"
 )
 
 // A run on a shared home (an etcd home, issue 21). The supervisor keeps its local run lock
@@ -59,6 +60,10 @@ type SharedRun interface {
 	Cancels() <-chan string
 	// Close ends the hold: the lease is revoked, the run's liveness evidence goes.
 	Close() error
+	// Credentials are the environment variables (name to value) the supervisor reached
+	// the shared home with; OpenShared removed them from its environment. No step gets
+	// them, and their values are redacted from the run's log.
+	Credentials() map[string]string
 }
 
 // OpenShared opens a run's hold in its shared home (host.OpenSharedRun): the lease and
@@ -72,8 +77,10 @@ var errLeaseLost = errors.New("the supervisor's lease in the shared home is lost
 
 // shared is a supervisor's side of its shared run: nil-safe (a folder home has none).
 type shared struct {
-	run  SharedRun
-	tail io.WriteCloser
+	run     SharedRun
+	tail    io.WriteCloser
+	creds   map[string]string // never passed to a step; redacted from its output
+	markers []string          // the run's step markers (runMarkers)
 
 	mu  sync.Mutex // guards why
 	why string     // set once the lease is lost: the run was killed for it
@@ -91,7 +98,15 @@ func openSharedRun(spec Spec, open OpenShared) (*shared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run %s: hold the run in its shared home: %w", spec.RunID, err)
 	}
-	return &shared{run: r, tail: r.LogTail()}, nil
+	return &shared{run: r, tail: r.LogTail(), creds: r.Credentials(), markers: runMarkers(spec.Home, spec.RunID)}, nil
+}
+
+// credentials returns the shared home's credentials (names to values), or nil.
+func (sh *shared) credentials() map[string]string {
+	if sh == nil {
+		return nil
+	}
+	return sh.creds
 }
 
 // watch kills the run's steps (p.cancel) the moment the lease is lost, unless the run
@@ -132,6 +147,8 @@ func (sh *shared) lose(p *runProc, why error) {
 		return
 	}
 	p.cancel(msg)
+	// A process of the run that left the step's group (setsid) dies too.
+	proc.KillAll(nil, [][]string{sh.markers}, 2*time.Second)
 }
 
 // lost returns why the lease was lost, or "".

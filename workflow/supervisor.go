@@ -84,9 +84,8 @@ func (s *supervisor) serve(term <-chan os.Signal, ready *os.File) int {
 			s.p.cancel(cancelReason(s.home, s.runID))
 		}
 	}()
-	ended := make(chan struct{})
-	defer close(ended)
-	go s.sh.watch(s.p, ended)
+	ended, watched := make(chan struct{}), make(chan struct{})
+	go func() { s.sh.watch(s.p, ended); close(watched) }()
 	// The journal's room was reserved when it was created (createJournal): a full disk
 	// cannot refuse these records. A journal write that fails anyway (a failing disk) ends
 	// the records: nothing is appended after a record that may be torn.
@@ -99,6 +98,8 @@ func (s *supervisor) serve(term <-chan os.Signal, ready *os.File) int {
 		_ = s.sh.mirror(s.p, end) // in the shared home first: the run has not ended before
 		err = s.j.append(end)
 	}
+	close(ended)
+	<-watched // the watch is over before the hold ends: its end is no lost lease
 	s.sh.close()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "baton supervisor of run %s: %v; the run is left without an end record\n", s.runID, err)
@@ -366,12 +367,12 @@ func (s *supervisor) runStep(i int, step store.Step, logf *runLog) (exit *int, e
 	name := stepLabel(step, i)
 	cmd := exec.Command(step.Argv[0], step.Argv[1:]...)
 	cmd.Dir = step.Dir
-	cmd.Env = stepEnv(step, s.spec.Env, s.home, s.runID)
+	cmd.Env = stepEnv(step, s.spec.Env, s.home, s.runID, s.sh.credentials())
 	var out io.Writer = logf
 	if t := s.sh.logTail(); t != nil { // the tail in the shared home: redacted as the log is
 		out = io.MultiWriter(logf, t)
 	}
-	if secrets := secretValues(step.Env, s.spec.Env); len(secrets) > 0 {
+	if secrets := secretValues(step.Env, s.spec.Env, s.sh.credentials()); len(secrets) > 0 {
 		red := &redactor{w: out, secrets: secrets}
 		defer red.Flush() // after the pipe's copy ended (deferred calls run last first)
 		out = red
@@ -390,12 +391,16 @@ func (s *supervisor) runStep(i int, step store.Step, logf *runLog) (exit *int, e
 		errText = clip(fmt.Sprintf("step %d (%s) was not started: %v", i+1, name, err))
 		return nil, errText, s.j.append(stepEndRec{Type: recStepEnd, At: time.Now().UTC(), Step: i, Error: errText})
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startBound(cmd, s.sh != nil); err != nil {
 		errText = clip(fmt.Sprintf("step %d (%s): cannot start %q: %v", i+1, name, step.Argv[0], unwrapExec(err)))
 		return nil, errText, s.endUnstarted(i, errText)
 	}
 	pipe.start(out)
 	pid := cmd.Process.Pid
+	if s.sh != nil { // on a shared home nothing of the step outlives the supervisor (stepbind.go)
+		keeper := startKeeper(pid)
+		defer keeper.release() // after the group is gone (deferred calls run last first)
+	}
 	s.p.started(pid)
 	start, _ := proc.Start(pid)
 	jerr = s.j.append(stepStartRec{Type: recStepStart, At: time.Now().UTC(), Step: i, PID: pid, PGID: pid, Start: start})

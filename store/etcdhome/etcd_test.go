@@ -13,6 +13,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"baton/store/storetest/etcdtest"
 )
 
 // member is an in-process single-member etcd for unit tests (the multi-process cluster
@@ -26,6 +28,7 @@ type member struct {
 var shared *member
 
 func TestMain(m *testing.M) {
+	etcdtest.RunMemberIfAsked() // a member process of a test's etcdtest cluster
 	if ep := os.Getenv(envChildEndpoint); ep != "" {
 		if os.Getenv(envChildMode) == "write-after-stop" {
 			runWriterChild(ep, os.Getenv(envChildPrefix))

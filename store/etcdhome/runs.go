@@ -84,7 +84,9 @@ func (h *Home) Supervise(ctx context.Context, run string, id Identity) (*Supervi
 		}
 	}
 	if err != nil {
-		h.cli.Revoke(context.WithoutCancel(ctx), grant.ID)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(grant.TTL)*time.Second)
+		h.cli.Revoke(rctx, grant.ID) // bounded: by then the lease has expired anyway
+		cancel()
 		return nil, fmt.Errorf("etcd home %s: run %s: %w", h.prefix, run, err)
 	}
 	lctx, cancel := context.WithCancel(context.Background())
@@ -100,12 +102,26 @@ func (h *Home) Supervise(ctx context.Context, run string, id Identity) (*Supervi
 func (s *Supervisor) Cancels() <-chan string { return s.cancels }
 
 // watchCancel waits for the run's cancel key until ctx ends; a broken watch (etcd
-// unreachable) is watched again from where it was.
+// unreachable) is watched again from where it was. When that revision was compacted the
+// key is read instead (delivered if there) and watched from after that read.
 func (s *Supervisor) watchCancel(ctx context.Context) {
 	rev := s.aliveRev
 	for ctx.Err() == nil {
 		wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 		for resp := range s.h.cli.Watch(wctx, s.h.cancelKey(s.run), clientv3.WithRev(rev)) {
+			if resp.CompactRevision > 0 {
+				got, err := s.h.cli.Get(wctx, s.h.cancelKey(s.run))
+				if err != nil {
+					break // read again after the pause
+				}
+				if len(got.Kvs) > 0 {
+					s.cancels <- string(got.Kvs[0].Value)
+					cancel()
+					return
+				}
+				rev = got.Header.Revision + 1
+				break
+			}
 			if resp.Err() != nil {
 				break
 			}
@@ -127,13 +143,21 @@ func (s *Supervisor) watchCancel(ctx context.Context) {
 }
 
 // RequestCancel asks the supervisor of run id to cancel it with reason: it puts the
-// run's cancel key if the run's alive key is there (false: no supervisor lives to ask).
-// It blocks for one round trip; the supervisor ends the run by itself.
-func (h *Home) RequestCancel(ctx context.Context, run, reason string) (bool, error) {
-	resp, err := h.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(h.aliveKey(run)), ">", 0)).
-		Then(clientv3.OpPut(h.cancelKey(run), reason)).Commit()
+// run's cancel key if the run's alive key is there and the term still holds the writer
+// role (its epoch): false if no supervisor lives to ask, ErrFenced if the term ended (a
+// writer whose term ended cancels nothing). It blocks for one round trip; the supervisor
+// ends the run by itself.
+func (t *Term) RequestCancel(ctx context.Context, run, reason string) (bool, error) {
+	h := t.h
+	resp, err := h.cli.Txn(ctx).If(
+		clientv3.Compare(clientv3.CreateRevision(t.key), "=", t.epoch),
+		clientv3.Compare(clientv3.CreateRevision(h.aliveKey(run)), ">", 0),
+	).Then(clientv3.OpPut(h.cancelKey(run), reason)).Else(clientv3.OpGet(t.key)).Commit()
 	if err != nil {
 		return false, fmt.Errorf("etcd home %s: cancel run %s: %w", h.prefix, run, err)
+	}
+	if err := t.guardResult(resp, "cancel run "+run); errors.Is(err, ErrFenced) {
+		return false, err
 	}
 	return resp.Succeeded, nil
 }
@@ -253,8 +277,7 @@ func (s *Supervisor) guardedPut(ctx context.Context, key string, val []byte) err
 // that the lease has expired anyway). Idempotent.
 func (s *Supervisor) Close(ctx context.Context) error {
 	s.cancel()
-	<-s.done
-	s.lose(errors.New("closed"))
+	<-s.done // Lost stays open: a supervisor that ends its run lost nothing
 	ctx, cancel := context.WithTimeout(ctx, s.ttl)
 	defer cancel()
 	if err := s.h.RevokeDead(ctx, s.lease); err != nil {

@@ -306,3 +306,97 @@ func TestLostWhileAppendHangs(t *testing.T) {
 		t.Fatal("an Append through a cut network succeeded")
 	}
 }
+
+// TestCancelAfterCompaction: the supervisor's cancel watch breaks (its etcd member
+// restarts) after the revision it watched from was compacted; a cancel put after that
+// still reaches the supervisor (it once retried the compacted revision for ever).
+func TestCancelAfterCompaction(t *testing.T) {
+	c := etcdtest.StartCluster(t, 1)
+	cli := etcdtest.Client(t, c.Endpoints()...)
+	ctx := testCtx(t)
+	h := openHome(t, cli, "cmp", Options{Lease: 15 * time.Second})
+	s, err := h.Supervise(ctx, "r", ident("laptop", 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	var rev int64
+	for i := 0; i < 5; i++ {
+		resp, err := cli.Put(ctx, "cmp-junk", fmt.Sprint(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev = resp.Header.Revision
+	}
+	if _, err := cli.Compact(ctx, rev); err != nil { // past the alive key's revision
+		t.Fatal(err)
+	}
+	if err := c.Member(0).Restart(); err != nil { // every watch breaks
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	term, err := h.Campaign(ctx, ident("laptop", 31))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer term.Resign(context.Background())
+	if ok, err := term.RequestCancel(ctx, "r", "stop it"); err != nil || !ok {
+		t.Fatalf("request cancel: %v, %v", ok, err)
+	}
+	select {
+	case why := <-s.Cancels():
+		if why != "stop it" {
+			t.Fatalf("cancel reason %q", why)
+		}
+	case <-s.Lost():
+		t.Fatalf("the supervisor lost its lease: %v", s.Why())
+	case <-time.After(60 * time.Second):
+		t.Fatal("the cancel put after the compaction was not delivered within a minute")
+	}
+}
+
+// TestCancelNeedsTheTerm: a writer whose term ended cancels nothing (its epoch guards the
+// cancel); while its term lasts it cancels a run whose supervisor lives, and no other.
+func TestCancelNeedsTheTerm(t *testing.T) {
+	ctx := testCtx(t)
+	h := newHome(t, Options{})
+	s, err := h.Supervise(ctx, "r", ident("laptop", 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	term, err := h.Campaign(ctx, ident("laptop", 31))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := term.RequestCancel(ctx, "none", "stop it"); ok || err != nil {
+		t.Fatalf("cancel of a run with no supervisor: %v, %v", ok, err)
+	}
+	if err := term.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := term.RequestCancel(ctx, "r", "stop it"); ok || !errors.Is(err, ErrFenced) {
+		t.Fatalf("cancel after the term ended: %v, %v; want ErrFenced", ok, err)
+	}
+	if resp, err := h.cli.Get(ctx, h.cancelKey("r")); err != nil || len(resp.Kvs) != 0 {
+		t.Fatalf("a cancel key put after the term ended: %+v, %v", resp, err)
+	}
+	term2, err := h.Campaign(ctx, ident("laptop", 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer term2.Resign(context.Background())
+	if ok, err := term2.RequestCancel(ctx, "r", "stop it"); !ok || err != nil {
+		t.Fatalf("cancel by the writer of a live run: %v, %v", ok, err)
+	}
+	select {
+	case why := <-s.Cancels():
+		if why != "stop it" {
+			t.Fatalf("reason %q", why)
+		}
+	case <-ctx.Done():
+		t.Fatal("the cancel never reached the supervisor")
+	}
+}
