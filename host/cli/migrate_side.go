@@ -234,18 +234,20 @@ func machineName() (id, hostname string) {
 	return hostname, hostname
 }
 
+// read reads the side's document as it is on disk or in etcd.
+func (s *side) read(ctx context.Context) (*store.Doc, error) {
+	if s.isEtcd() {
+		cctx, cancel := etcdCtx(ctx)
+		defer cancel()
+		return s.home.ReadDoc(cctx)
+	}
+	return store.ReadHome(s.folder)
+}
+
 // readDoc reads the source's document; one that cannot be read is refused, never
 // repaired, and a home with none is not a home.
 func (s *side) readDoc(ctx context.Context) (*store.Doc, error) {
-	var d *store.Doc
-	var err error
-	if s.isEtcd() {
-		cctx, cancel := etcdCtx(ctx)
-		d, err = s.home.ReadDoc(cctx)
-		cancel()
-	} else {
-		d, err = store.ReadHome(s.folder)
-	}
+	d, err := s.read(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot be read, so nothing was moved and nothing changed: %w", s.kind(true), err)
 	}
@@ -379,15 +381,7 @@ func (s *side) write(ctx context.Context, c *homeContent) error {
 
 // readBack reads the target as a window would.
 func (s *side) readBack(ctx context.Context) (*homeContent, error) {
-	var d *store.Doc
-	var err error
-	if s.isEtcd() {
-		cctx, cancel := etcdCtx(ctx)
-		d, err = s.home.ReadDoc(cctx)
-		cancel()
-	} else {
-		d, err = store.ReadHome(s.folder)
-	}
+	d, err := s.read(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -239,17 +239,11 @@ func (e *encoder) changes(doc *store.Doc, set string, cur encoded) (change, erro
 	m.Runs = make([]string, 0, len(doc.Runs))
 	for i := range doc.Runs {
 		r := &doc.Runs[i]
-		c, ok := e.runs[r.ID]
-		if !ok || !store.RunEqual(&c.run, r) {
-			b, err := json.Marshal(r)
-			if err != nil {
-				return ch, fmt.Errorf("encode run %s: %w", r.ID, err)
-			}
-			k := c.key
-			if !ok {
-				k = itemKey(kindRun, r.ID)
-			}
-			c = encRun{run: r.Clone(), b: b, key: k}
+		c, changed, err := e.run(r)
+		if err != nil {
+			return ch, err
+		}
+		if changed {
 			e.runs[r.ID] = c
 		}
 		item(c.key, c.b)

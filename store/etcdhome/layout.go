@@ -86,17 +86,9 @@ func (e *encoder) encode(doc *store.Doc, set string) (encoded, error) {
 	m.Runs = make([]string, 0, len(doc.Runs))
 	for i := range doc.Runs {
 		r := &doc.Runs[i]
-		c, ok := e.runs[r.ID]
-		if !ok || !store.RunEqual(&c.run, r) {
-			b, err := json.Marshal(r)
-			if err != nil {
-				return nil, fmt.Errorf("encode run %s: %w", r.ID, err)
-			}
-			k := c.key
-			if !ok {
-				k = itemKey(kindRun, r.ID)
-			}
-			c = encRun{run: r.Clone(), b: b, key: k}
+		c, _, err := e.run(r)
+		if err != nil {
+			return nil, err
 		}
 		keep[r.ID] = c
 		out[pfx+c.key] = c.b
@@ -109,6 +101,24 @@ func (e *encoder) encode(doc *store.Doc, set string) (encoded, error) {
 	}
 	out["meta"] = b
 	return out, nil
+}
+
+// run returns run r's key and encoding: the one kept from before when r did not change
+// (changed false), else a new one (not kept: the caller keeps it).
+func (e *encoder) run(r *store.Run) (c encRun, changed bool, err error) {
+	c, ok := e.runs[r.ID]
+	if ok && store.RunEqual(&c.run, r) {
+		return c, false, nil
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return c, false, fmt.Errorf("encode run %s: %w", r.ID, err)
+	}
+	k := c.key
+	if !ok {
+		k = itemKey(kindRun, r.ID)
+	}
+	return encRun{run: r.Clone(), b: b, key: k}, true, nil
 }
 
 // decoder assembles documents from keys, decoding only values it has not decoded before
