@@ -156,6 +156,13 @@ func TestEtcdRuns(t *testing.T) {
 	// other machine records the run failed; no attempt follows.
 	t.Run("CutOffFail", func(t *testing.T) { cutOffRun(t, c, cli, false, "fail") })
 
+	// Machine A killed -9 whole mid-run (its window, the run's supervisor, the step and
+	// what it left behind): B takes over after the lease and each policy does what it
+	// says (adopt has no supervisor left to follow: failed).
+	for _, policy := range []string{"fail", "requeue", "adopt"} {
+		t.Run("MachineKill9/"+policy, func(t *testing.T) { machineLost(t, c, cli, false, policy, true) })
+	}
+
 	for _, policy := range []string{"fail", "requeue", "adopt"} {
 		t.Run("SameMachineKill9/"+policy, func(t *testing.T) { sameMachinePolicy(t, c, cli, policy) })
 	}
@@ -385,9 +392,20 @@ func (v *etcdView) waitRunChange(id string, attempt int, rev int64) {
 }
 
 func cutOffRun(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client, killOff bool, policy string) {
+	machineLost(t, c, cli, killOff, policy, false)
+}
+
+// machineLost: machine A's writer runs a step, then A is lost, cut off (kill false) or
+// killed -9 whole (kill: its window and every process of its runs), and machine B takes over once A's leases are gone and applies the run's
+// policy: fail and adopt (its supervisor is gone: nothing to adopt) record it failed,
+// requeue runs attempt 2 on B, never beside attempt 1 (times from one clock).
+func machineLost(t *testing.T, c *etcdtest.Cluster, cli *clientv3.Client, killOff bool, policy string, kill bool) {
 	prefix := "cut-" + policy
 	if killOff {
 		prefix = "cutrev"
+	}
+	if kill {
+		prefix = "kill-" + policy
 	}
 	v := newEtcdView(t, cli, prefix)
 	ma, mb := newEtcdMachine(t, c, "ma"), newEtcdMachine(t, c, "mb")
@@ -417,10 +435,21 @@ while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; done`, times, fi
 	id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
 	waitStepStarted(t, v, id, 1)
 	from := b.nEvents()
-	ma.proxy.Cut()
-	t.Cleanup(ma.proxy.Join)
+	if kill {
+		st := v.runState(id, 1)
+		if st.Alive == nil {
+			t.Fatalf("the run's supervisor holds no lease: %+v", st)
+		}
+		// The whole machine dies: its window, and every process of its runs (their
+		// marker names its local folder): supervisors, steps, what steps left behind.
+		a.kill9()
+		proc.KillAll(nil, [][]string{{workflow.EnvHome + "=" + ma.local}}, 5*time.Second)
+	} else {
+		ma.proxy.Cut()
+		t.Cleanup(ma.proxy.Join)
+	}
 	writerEventSince(t, b, from, 30*time.Second, "machine B must take over once A's lease expired")
-	if policy == "fail" {
+	if policy == "fail" || policy == "adopt" {
 		r := v.awaitRunIn(id, 60*time.Second, "failed", func(r *store.Run) bool { return !r.Active() })
 		// Recorded at the takeover (its lease already gone) or by the follower (when it went).
 		if r.Status != store.StatusFailed || r.Attempt != 1 ||
@@ -440,7 +469,7 @@ while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; done`, times, fi
 	}
 	last1, start2 := readTimes(t, times)
 	logA, _ := os.ReadFile(filepath.Join(ma.local, "runs", id+".log"))
-	if !killOff { // the cut-off supervisor said why, in its log and its local journal
+	if !killOff && !kill { // the cut-off supervisor said why, in its log and its local journal
 		j, err := workflow.ReadJournal(ma.local, id)
 		if err != nil || !j.Ended || j.Status != store.StatusFailed || !strings.Contains(j.Error, "lost its lease") ||
 			!strings.Contains(string(logA), "lost its lease") {
