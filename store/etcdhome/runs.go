@@ -65,7 +65,7 @@ type Supervisor struct {
 // renewing the lease. ErrSupervised if another supervisor's alive key is there, ErrReaped
 // if a writer reaped the run already (its tombstone). The caller must Close it.
 func (h *Home) Supervise(ctx context.Context, run string, id Identity) (*Supervisor, error) {
-	sent := time.Now() // the lease cannot expire before sent+TTL by etcd's clock
+	sent, sentBoot := time.Now(), sinceBoot() // the lease cannot expire before sent+TTL by etcd's clock
 	grant, err := h.cli.Grant(ctx, int64(h.ttl()))
 	if err != nil {
 		return nil, fmt.Errorf("etcd home %s: run %s: grant the supervisor's lease: %w", h.prefix, run, err)
@@ -93,7 +93,7 @@ func (h *Home) Supervise(ctx context.Context, run string, id Identity) (*Supervi
 	ttl := time.Duration(grant.TTL) * time.Second
 	s := &Supervisor{h: h, run: run, lease: grant.ID, aliveRev: resp.Header.Revision, ttl: ttl,
 		margin: RenewMargin(ttl), lost: make(chan struct{}), cancels: make(chan string, 1), cancel: cancel, done: make(chan struct{})}
-	go s.renew(lctx, sent)
+	go s.renew(lctx, sent, sentBoot)
 	go s.watchCancel(lctx)
 	return s, nil
 }
@@ -172,9 +172,13 @@ func RenewMargin(ttl time.Duration) time.Duration { return ttl / 4 }
 // the margin by its own. Each renewal that succeeds moves the deadline to the time its
 // request was sent plus the TTL etcd answered, minus the margin. A renewal never waits
 // past the deadline: Lost closes at the deadline even while etcd does not answer.
-func (s *Supervisor) renew(ctx context.Context, granted time.Time) {
+func (s *Supervisor) renew(ctx context.Context, granted time.Time, grantedBoot time.Duration) {
 	defer close(s.done)
 	deadline := granted.Add(s.ttl - s.margin)
+	// The same deadline on the clock that goes on while the machine sleeps: Go's timers
+	// and monotonic time stop during a suspend, etcd's clock does not, so a laptop that
+	// slept past its lease must not count the sleep as time it still has.
+	bootDeadline := grantedBoot + s.ttl - s.margin
 	tick := time.NewTicker(s.ttl / 6)
 	defer tick.Stop()
 	for {
@@ -189,19 +193,24 @@ func (s *Supervisor) renew(ctx context.Context, granted time.Time) {
 		case <-tick.C:
 			wait.Stop()
 		}
-		sent := time.Now()
+		if sinceBoot() >= bootDeadline {
+			s.lose(fmt.Errorf("run %s: the machine slept past the supervisor's lease (%s)", s.run, s.ttl))
+			return
+		}
+		sent, sentBoot := time.Now(), sinceBoot()
 		rctx, cancel := context.WithDeadline(ctx, earliest(sent.Add(s.ttl/3), deadline))
 		resp, err := s.h.cli.KeepAliveOnce(rctx, s.lease)
 		cancel()
 		switch {
 		case err == nil && resp.TTL > 0:
 			deadline = sent.Add(time.Duration(resp.TTL)*time.Second - s.margin)
+			bootDeadline = sentBoot + time.Duration(resp.TTL)*time.Second - s.margin
 		case err == nil || isLeaseNotFound(err):
 			s.lose(fmt.Errorf("run %s: the supervisor's lease is gone", s.run))
 			return
 		}
 		// Other errors (etcd unreachable): try again until the deadline.
-		if ctx.Err() == nil && !time.Now().Before(deadline) {
+		if ctx.Err() == nil && (!time.Now().Before(deadline) || sinceBoot() >= bootDeadline) {
 			s.loseLate()
 			return
 		}
