@@ -91,9 +91,13 @@ func TestReaperDecisions(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("orphans %v, want %v", got, want)
 	}
+	d.Run("1").Machine = "laptop" // an etcd home's run: a pid is named with its machine
 	ApplyReap(d, orphans, store.Owner{}, time.Unix(20, 0), nil)
-	if r := d.Run("1"); r.Status != store.StatusFailed || !strings.Contains(r.Error, "pid 100") || !strings.Contains(r.Error, "test evidence dead") {
+	if r := d.Run("1"); r.Status != store.StatusFailed || !strings.Contains(r.Error, "owner window pid 100 on machine laptop died") || !strings.Contains(r.Error, "test evidence dead") {
 		t.Fatalf("failed run: %+v", r)
+	}
+	if r := d.Run("6"); strings.Contains(r.Error, "machine") {
+		t.Fatalf("a run without a machine names one: %+v", r)
 	}
 	if r := d.Run("2"); r.Status != store.StatusQueued || r.Owner != nil {
 		t.Fatalf("requeued run: %+v", r)

@@ -170,12 +170,16 @@ func ApplyReap(d *store.Doc, orphans []Orphan, owner store.Owner, now time.Time,
 		if o.step > 0 && o.Action != ActionRequeued {
 			r.Step = o.step - 1 // the journal knows better than the last fold
 		}
-		msg := fmt.Sprintf("owner window pid %d died (%s) while step %d of %d was running", o.OwnerPID, o.Evidence, r.Step+1, r.Steps)
+		on := "" // a pid means something on its own machine only (an etcd home names it)
+		if r.Machine != "" {
+			on = " on machine " + r.Machine
+		}
+		msg := fmt.Sprintf("owner window pid %d%s died (%s) while step %d of %d was running", o.OwnerPID, on, o.Evidence, r.Step+1, r.Steps)
 		switch {
 		case o.SupervisorPID != 0 && o.supAlive:
-			msg += fmt.Sprintf("; its supervisor pid %d was stopped", o.SupervisorPID)
+			msg += fmt.Sprintf("; its supervisor pid %d%s was stopped", o.SupervisorPID, on)
 		case o.SupervisorPID != 0:
-			msg += fmt.Sprintf("; its supervisor pid %d had died without recording the end", o.SupervisorPID)
+			msg += fmt.Sprintf("; its supervisor pid %d%s had died without recording the end", o.SupervisorPID, on)
 		}
 		switch o.Action {
 		case ActionAdopted:
