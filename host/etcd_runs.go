@@ -288,15 +288,13 @@ func (w *Core) RemoteLogTail(r *store.Run) (tail []byte, where string, remote bo
 
 // forgetEtcdRun removes what run id's supervisors left in etcd (journals, log tails; not
 // the tombstones), once retention dropped the run: term t's epoch guards it. A no-op on a
-// folder home; an error is logged (the keys wait for the next pass).
-func (w *Core) forgetEtcdRun(t *Term, id string) {
+// folder home. On an error the caller keeps the run's log, and a later pass tries again.
+func (w *Core) forgetEtcdRun(t *Term, id string) error {
 	term := etcdTerm(t.lock)
 	if w.etcd == nil || term == nil {
-		return
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(t.ctx, opTimeoutEtcd)
 	defer cancel()
-	if err := term.ForgetRunAttempts(ctx, id); err != nil {
-		w.opts.Logf("retention: %v", err)
-	}
+	return term.ForgetRunAttempts(ctx, id)
 }

@@ -184,7 +184,11 @@ func (w *Core) removeLogs(t *Term, st *retentionState, drop []workflow.Entry, re
 			gone[e.ID] = true
 			continue
 		}
-		w.forgetEtcdRun(t, e.ID) // an etcd home: its journal and log tail there
+		if err := w.forgetEtcdRun(t, e.ID); err != nil { // an etcd home: its journal and log tail there
+			w.opts.Logf("retention: %v; its log is kept until a later pass forgets it", err)
+			rep.Pending++
+			continue
+		}
 		switch err := os.Remove(path); {
 		case err == nil:
 			rep.LogsRemoved++
