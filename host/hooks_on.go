@@ -50,13 +50,13 @@ func handOverHook(w *Core) {
 }
 
 // ackUnsaved returns the document t would have saved with fn, as if saved, when the
-// BATON_TEST_ACK_UNSAVED hook is armed and the save failed with err without the cluster
-// refusing it (not fenced, not read-only); else false.
+// BATON_TEST_ACK_UNSAVED hook is armed and the save of a writer's term failed with err,
+// whatever the reason (an outcome etcd did not tell, a read that timed out, or the guard
+// refusing it once the lease was gone: which one a probe meets depends on timing); else
+// false. A writer that trusted itself instead of the store's fencing would acknowledge
+// all of them.
 func ackUnsaved(t *Term, fn func(*store.Doc) error, err error) (*store.Doc, bool) {
-	// A save whose outcome etcd did not tell is fenced by the store itself; a writer that
-	// trusted itself would acknowledge it all the same.
-	unknown := errors.Is(err, etcdhome.ErrOutcomeUnknown)
-	if !ackUnsavedOn || !unknown && (errors.Is(err, store.ErrFenced) || errors.Is(err, ErrReadOnly)) {
+	if !ackUnsavedOn || errors.Is(err, ErrReadOnly) && !errors.Is(err, etcdhome.ErrOutcomeUnknown) && !errors.Is(err, store.ErrFenced) {
 		return nil, false
 	}
 	d, verr := t.st.View()
