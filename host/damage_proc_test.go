@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -216,6 +217,52 @@ func TestWindowRecoversTheHomeItHoldsTheLockOf(t *testing.T) {
 	}
 }
 
+// A window's recovery while another process holds the audit log's lock (it appends an
+// entry): the home is restored, the window becomes the writer at once, and the record of
+// the recovery, held meanwhile, is written once the lock is free. Before, Recover failed
+// ("the audit log could not record it") after restoring the home, and the window stayed
+// read-only until its watch noticed.
+func TestWindowRecoversWhileTheAuditLogIsLocked(t *testing.T) {
+	home := t.TempDir()
+	acked := ackedUntilKilled(t, home)
+	os.Remove(filepath.Join(home, store.FileName))
+	w := openStarted(t, home)
+	if w.Role() != RoleReader || !strings.Contains(w.Status().Problem, "damaged") {
+		t.Fatalf("a window on a damaged home: %v, %q", w.Role(), w.Status().Problem)
+	}
+	other, err := os.OpenFile(filepath.Join(home, store.AuditName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := syscall.Flock(int(other.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := w.Intents().Recover()
+	if err != nil {
+		t.Fatalf("recover while another process appends to the audit log: %v", err)
+	}
+	waitRole(t, w, RoleWriter)
+	d := w.Snapshot()
+	for _, n := range acked {
+		if d.Workflow(n) == nil {
+			t.Fatalf("acknowledged %s is missing after the recovery (%+v)", n, rec)
+		}
+	}
+	if err := syscall.Flock(int(other.Fd()), syscall.LOCK_UN); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the recovery's audit entry", func() bool {
+		es, _ := store.NewAudit(home).Read(1000)
+		for _, e := range es {
+			if e.Kind == store.KindRecovery {
+				return true
+			}
+		}
+		return false
+	})
+}
+
 // TestWriterDamagedUnderItStopsAndRecovers: workflows.json is removed under a live
 // writer. The writer stops writing at once (it does not stay "writer" on a damaged home),
 // the window that holds state.lock recovers it, and its writes after that go to the new
@@ -230,6 +277,16 @@ func TestWriterDamagedUnderItStopsAndRecovers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The timed checkpoint writes workflows.json whole a second after the first frame: one
+	// under way as the file is removed puts it back whole (its check ran before the
+	// removal, its rename comes after), and the home is not damaged at all. Remove it once
+	// the checkpoint is done, so that nothing of the writer's is in flight.
+	gen := w.Snapshot().Generation
+	waitUntil(t, "the checkpoint", func() bool {
+		data, err := os.ReadFile(filepath.Join(home, store.FileName))
+		d, derr := store.Decode(data)
+		return err == nil && derr == nil && d.Generation >= gen
+	})
 	if err := os.Remove(filepath.Join(home, store.FileName)); err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,15 @@ func RecoverHome(home string, now time.Time) (*store.Recovery, error) {
 			ErrRecoverLocked, lock.Path(), abs)
 	}
 	defer lock.Close()
-	return store.Recover(abs, nil, now)
+	audit := store.NewAudit(abs)
+	rec, err := store.Recover(abs, nil, now, audit)
+	if errors.Is(err, store.ErrRecordHeld) {
+		// This process ends soon, and its held entry with it: write it while it may.
+		if cerr := audit.CloseWithin(5 * time.Second); cerr == nil {
+			err = nil
+		}
+	}
+	return rec, err
 }
 
 // PlanHomeRecovery says what RecoverHome would restore, changing nothing.
@@ -110,10 +118,12 @@ func (s *Intents) Recover() (*store.Recovery, error) {
 			Problem: "only the window that holds state.lock may recover the home"}
 	}
 	mem, _ := w.st.View()
-	rec, err := store.Recover(w.home, mem, w.opts.Now())
-	if err != nil {
+	rec, err := store.Recover(w.home, mem, w.opts.Now(), w.audit)
+	if err != nil && !errors.Is(err, store.ErrRecordHeld) {
 		return rec, err
 	}
+	// Restored (its record perhaps held by the window's audit log, which writes it once
+	// the log's lock is free, as any entry of the window's).
 	doc, err := w.st.Reload()
 	w.onFileChange(doc, err) // readable again: the held lock's takeover is retried
 	return rec, nil

@@ -367,6 +367,21 @@ func (a *Audit) Close() error {
 	return nil
 }
 
+// CloseWithin is Close for a process about to exit (a command such as `baton recover`),
+// whose held entries would be lost with it: while another process holds the log's lock
+// (it appends one entry and fsyncs: milliseconds), it tries again, for at most d. Other
+// failures (the disk refuses) return at once, as Close's do.
+func (a *Audit) CloseWithin(d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		err := a.Close()
+		if err == nil || !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		time.Sleep(wait) // the other process's lock has no event to wait on
+	}
+}
+
 func encodeEntry(at time.Time, rec Record) ([]byte, error) {
 	line, err := json.Marshal(struct {
 		Time time.Time `json:"time"`

@@ -242,7 +242,7 @@ func TestDamageMatrix(t *testing.T) {
 			damaged := homeFiles(t, dir)
 			refusedUnchanged(t, dir, tc.names...)
 
-			r, err := Recover(dir, nil, time.Now())
+			r, err := Recover(dir, nil, time.Now(), NewAudit(dir))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -590,7 +590,7 @@ func TestDamageKeepsMemoryAndRecoverUsesIt(t *testing.T) {
 	}
 	mem, _ := s.View()
 	hasRuns(t, "the document kept in memory", mem, 5)
-	r, err := Recover(dir, mem, time.Now())
+	r, err := Recover(dir, mem, time.Now(), NewAudit(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

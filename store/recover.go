@@ -35,6 +35,10 @@ const DamagedPrefix = "damaged-"
 // there is nothing to recover.
 var ErrNotDamaged = errors.New("the home is not damaged: nothing to recover")
 
+// ErrRecordHeld is wrapped by Recover's error when the home was restored but the audit
+// log could not record it yet: the entry is held in memory by the caller's Audit.
+var ErrRecordHeld = errors.New("the audit log could not record it yet")
+
 // Recovery says what Recover restored, or what PlanRecovery found it would restore.
 type Recovery struct {
 	Damage         string   `json:"damage"`              // what was wrong, as a window reports it
@@ -278,7 +282,14 @@ func joinLost(lost []string) string {
 // must hold state.lock (no window writes). It blocks for the moves and the saves; on an
 // error after the moves the files stay in the folder it names, and the home reads as
 // missing its document (damage), so nothing is taken for a new home.
-func Recover(dir string, memory *Doc, now time.Time) (*Recovery, error) {
+//
+// The record goes to audit, the caller's audit log of dir (one per process, so that its
+// entries are written in order and never contend with each other for the log's lock).
+// When audit cannot write it at once (another process holds the log's lock, the disk
+// refuses), the home is restored all the same and the error wraps ErrRecordHeld: the
+// entry is held by audit, which writes it later (see Audit.CloseWithin for a process
+// about to exit).
+func Recover(dir string, memory *Doc, now time.Time, audit *Audit) (*Recovery, error) {
 	r, err := PlanRecovery(dir, memory)
 	if err != nil {
 		return nil, err
@@ -311,8 +322,8 @@ func Recover(dir string, memory *Doc, now time.Time) (*Recovery, error) {
 	if err != nil {
 		return r, fmt.Errorf("recover: write the recovered %s: %w (the damaged files are in %s)", FileName, err, aside)
 	}
-	if err := NewAudit(dir).Append(*r); err != nil {
-		return r, fmt.Errorf("recover: the home is restored, but the audit log could not record it: %w", err)
+	if err := audit.Append(*r); err != nil {
+		return r, fmt.Errorf("recover: the home is restored, but %w: %w", ErrRecordHeld, err)
 	}
 	return r, nil
 }
