@@ -61,7 +61,12 @@ func DefaultLocal(url string) (string, error) {
 	return filepath.Join(base, "baton", "local-"+hex.EncodeToString(sum[:8])), nil
 }
 
-// machineID names this machine: BATON_MACHINE, else /etc/machine-id, else the hostname.
+// MachineID names this machine as a window on an etcd home names it: BATON_MACHINE,
+// else /etc/machine-id, else the hostname; and returns the hostname. With none of the
+// three it fails, saying to set BATON_MACHINE. Any goroutine may call it.
+func MachineID() (id, hostname string, err error) { return machineID(os.Getenv) }
+
+// machineID is MachineID with getenv for os.Getenv.
 func machineID(getenv func(string) string) (id, hostname string, err error) {
 	hostname, _ = os.Hostname()
 	if m := strings.TrimSpace(getenv(EnvMachine)); m != "" {

@@ -205,7 +205,10 @@ func (s *side) lockEtcd(ctx context.Context, dryRun, src bool) error {
 	if dryRun {
 		return busy()
 	}
-	machine, hostname := machineName()
+	machine, hostname, err := host.MachineID()
+	if err != nil {
+		return fmt.Errorf("%s: take its writer lock: %w", s.kind(src), err)
+	}
 	hold, ok, err := s.home.WriterLock(etcdhome.Identity{Machine: machine, Host: hostname,
 		Owner: store.Owner{PID: os.Getpid(), Since: time.Now().UTC()}}).TryLock()
 	if err != nil {
@@ -219,19 +222,6 @@ func (s *side) lockEtcd(ctx context.Context, dryRun, src bool) error {
 	}
 	s.hold, s.term = hold, hold.(*etcdhome.Hold).Term()
 	return nil
-}
-
-// machineName is this machine's id as a window names it (host/etcd.go): BATON_MACHINE,
-// else /etc/machine-id, else the hostname; and the hostname.
-func machineName() (id, hostname string) {
-	hostname, _ = os.Hostname()
-	if m := strings.TrimSpace(os.Getenv(host.EnvMachine)); m != "" {
-		return m, hostname
-	}
-	if b, err := os.ReadFile("/etc/machine-id"); err == nil && strings.TrimSpace(string(b)) != "" {
-		return strings.TrimSpace(string(b)), hostname
-	}
-	return hostname, hostname
 }
 
 // read reads the side's document as it is on disk or in etcd.
