@@ -79,39 +79,18 @@ func (c *cli) openSide(spec string, src bool) (*side, error) {
 // flags, BATON_ETCD_USER and BATON_ETCD_PASSWORD, and --local (default one per home).
 func (c *cli) dialSide(url string) (*side, error) {
 	o := c.opts.Etcd
-	addr, err := etcdhome.ParseURL(url)
-	if err != nil {
+	if _, err := etcdhome.ParseURL(url); err != nil {
 		return nil, err
-	}
-	if o.Lease != 0 && o.Lease < etcdhome.MinLease {
-		return nil, fmt.Errorf("--lease %s is too short: an etcd home's lease is at least %s", o.Lease, etcdhome.MinLease)
 	}
 	local, err := c.localOf(url)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := etcdhome.ClientConfig(addr, o.TLS, os.Getenv)
+	h, err := host.DialEtcdHome(c.ctx, url, o.TLS, o.Lease, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	cli, err := clientv3.New(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("etcd home %s: %w", url, err)
-	}
-	h, err := etcdhome.Open(cli, addr.Prefix, etcdhome.Options{Lease: o.Lease})
-	if err != nil {
-		_ = cli.Close()
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
-	_, err = cli.Get(ctx, h.Prefix()+"/doc/meta")
-	cancel()
-	if err != nil {
-		_ = cli.Close()
-		return nil, fmt.Errorf("etcd home %s cannot be reached: %w; check the addresses, that a majority of the members run, "+
-			"and --etcd-cacert/--etcd-cert/--etcd-key, %s/%s", url, err, etcdhome.EnvUser, etcdhome.EnvPassword)
-	}
-	return &side{spec: url, local: local, cli: cli, home: h}, nil
+	return &side{spec: url, local: local, cli: h.Client(), home: h}, nil
 }
 
 // localOf is the local folder of the etcd home url: --local, else the default one per
