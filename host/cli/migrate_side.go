@@ -8,10 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"baton/host"
@@ -33,7 +31,7 @@ type side struct {
 	hold store.LockHold // the election, once won
 	term *etcdhome.Term
 
-	flock *flock.Flock // a folder's state.lock, once held
+	flock store.LockHold // a folder's state.lock, once held (host.TryFolderLock)
 }
 
 func (s *side) isEtcd() bool { return s.home != nil }
@@ -130,40 +128,24 @@ func (s *side) lock(ctx context.Context, dryRun, src bool) error {
 	if s.isEtcd() {
 		return s.lockEtcd(ctx, dryRun, src)
 	}
-	path := filepath.Join(s.folder, host.LockName)
-	flag := os.O_RDWR | syscall.O_NOFOLLOW
-	if !dryRun {
-		flag |= os.O_CREATE
-		if !src {
-			if err := store.MkdirDurable(s.folder); err != nil {
-				return err
-			}
+	if !dryRun && !src {
+		if err := store.MkdirDurable(s.folder); err != nil {
+			return err
 		}
 	}
-	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) && dryRun {
+	// As a window takes it (host.TryFolderLock): the same open flags, never a link followed.
+	hold, err := host.TryFolderLock(s.folder, !dryRun)
+	var busy *host.FolderBusyError
+	switch {
+	case dryRun && errors.Is(err, os.ErrNotExist):
 		return nil // no window ever wrote here; nothing to lock without making a file
+	case errors.As(err, &busy):
+		return fmt.Errorf("%s is in use: %w and may write it: close every window on it (and wait for `baton run` commands that stay) and run migrate again",
+			s.kind(src), busy)
+	case err != nil:
+		return fmt.Errorf("%s: take its %s: %w", s.kind(src), host.LockName, err)
 	}
-	fl := flock.New(path, flock.SetFlag(flag), flock.SetPermissions(0o600))
-	ok, err := fl.TryLock()
-	if err != nil {
-		_ = fl.Close()
-		return fmt.Errorf("%s: take %s: %w", s.kind(src), path, err)
-	}
-	if !ok {
-		_ = fl.Close()
-		who := "a window"
-		if d, err := store.ReadHome(s.folder); err == nil {
-			for _, o := range []*store.Owner{d.HandoverTo, d.Writer} {
-				if o != nil {
-					who = fmt.Sprintf("a window (the home names window pid %d as its writer)", o.PID)
-					break
-				}
-			}
-		}
-		return fmt.Errorf("%s is in use: %s holds %s and may write it: close every window on it (and wait for `baton run` commands that stay) and run migrate again",
-			s.kind(src), who, path)
-	}
-	s.flock = fl
+	s.flock = hold
 	return nil
 }
 
