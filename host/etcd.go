@@ -61,7 +61,12 @@ func DefaultLocal(url string) (string, error) {
 	return filepath.Join(base, "baton", "local-"+hex.EncodeToString(sum[:8])), nil
 }
 
-// machineID names this machine: BATON_MACHINE, else /etc/machine-id, else the hostname.
+// MachineID names this machine as a window on an etcd home names it: BATON_MACHINE,
+// else /etc/machine-id, else the hostname; and returns the hostname. With none of the
+// three it fails, saying to set BATON_MACHINE. Any goroutine may call it.
+func MachineID() (id, hostname string, err error) { return machineID(os.Getenv) }
+
+// machineID is MachineID with getenv for os.Getenv.
 func machineID(getenv func(string) string) (id, hostname string, err error) {
 	hostname, _ = os.Hostname()
 	if m := strings.TrimSpace(getenv(EnvMachine)); m != "" {
@@ -93,20 +98,15 @@ type etcdWire struct {
 	writer    *etcdhome.Identity // the election's holder, as last read; nil when none or not known
 }
 
-// dialEtcd parses url, checks the options and connects. Nothing is read from etcd yet.
+// dialEtcd parses url, checks the options and connects (DialEtcdHome).
 func dialEtcd(url string, o EtcdOptions, logf func(string, ...any)) (*etcdWire, error) {
 	getenv := os.Getenv // BATON_ETCD_USER, BATON_ETCD_PASSWORD, BATON_MACHINE
-	addr, err := etcdhome.ParseURL(url)
-	if err != nil {
+	if _, err := etcdhome.ParseURL(url); err != nil {
 		return nil, err
 	}
-	lease := o.Lease
-	if lease == 0 {
-		lease = etcdhome.DefaultLease
-	}
-	if lease < etcdhome.MinLease {
-		return nil, fmt.Errorf("--lease %s is too short: an etcd home's lease is at least %s "+
-			"(etcd cannot keep a shorter one alive through a leader election)", lease, etcdhome.MinLease)
+	lease, err := etcdLease(o.Lease)
+	if err != nil {
+		return nil, err
 	}
 	local := o.Local
 	if local == "" {
@@ -118,7 +118,33 @@ func dialEtcd(url string, o EtcdOptions, logf func(string, ...any)) (*etcdWire, 
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := etcdhome.ClientConfig(addr, o.TLS, getenv)
+	// A window does not open on a cluster it cannot reach (it would wait in its first read
+	// with nothing to show): it says so at once. Once open, it stays open, read-only while
+	// etcd cannot be reached (monitor).
+	h, err := DialEtcdHome(context.Background(), url, o.TLS, lease, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &etcdWire{url: url, local: local, cli: h.Client(), home: h, machine: machine, hostname: hostname, logf: logf,
+		tls: o.TLS, lease: lease}, nil
+}
+
+// DialEtcdHome connects to the etcd home url as every part of Baton does (a window, a
+// run's supervisor, `baton migrate`): TLS from files, the user and password from
+// getenv(BATON_ETCD_USER) and getenv(BATON_ETCD_PASSWORD) (os.Getenv, or a copy of them
+// taken out of the environment), the home opened with lease (0 is etcdhome.DefaultLease;
+// shorter than etcdhome.MinLease is refused); then it reads the home once and fails,
+// naming what to check, if that read gets no answer within dialCheck (or before ctx
+// ends). It blocks for that read. The caller closes the home's client (Home.Client).
+func DialEtcdHome(ctx context.Context, url string, files etcdhome.TLSFiles, lease time.Duration, getenv func(string) string) (*etcdhome.Home, error) {
+	addr, err := etcdhome.ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	if lease, err = etcdLease(lease); err != nil {
+		return nil, err
+	}
+	cfg, err := etcdhome.ClientConfig(addr, files, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -131,19 +157,28 @@ func dialEtcd(url string, o EtcdOptions, logf func(string, ...any)) (*etcdWire, 
 		_ = cli.Close()
 		return nil, err
 	}
-	// A window does not open on a cluster it cannot reach (it would wait in its first read
-	// with nothing to show): it says so at once. Once open, it stays open, read-only while
-	// etcd cannot be reached (monitor).
-	ctx, cancel := context.WithTimeout(context.Background(), dialCheck)
-	_, err = cli.Get(ctx, h.Prefix()+"/doc/meta")
+	cctx, cancel := context.WithTimeout(ctx, dialCheck)
+	_, err = cli.Get(cctx, h.Prefix()+"/doc/meta")
 	cancel()
 	if err != nil {
 		_ = cli.Close()
 		return nil, fmt.Errorf("etcd home %s cannot be reached within %s: %w; check the addresses, that a majority of the members run, "+
 			"and --etcd-cacert/--etcd-cert/--etcd-key, %s/%s", url, dialCheck, err, etcdhome.EnvUser, etcdhome.EnvPassword)
 	}
-	return &etcdWire{url: url, local: local, cli: cli, home: h, machine: machine, hostname: hostname, logf: logf,
-		tls: o.TLS, lease: lease}, nil
+	return h, nil
+}
+
+// etcdLease is the lease of --lease d: 0 is etcdhome.DefaultLease; a shorter one than
+// etcdhome.MinLease is refused.
+func etcdLease(d time.Duration) (time.Duration, error) {
+	if d == 0 {
+		return etcdhome.DefaultLease, nil
+	}
+	if d < etcdhome.MinLease {
+		return 0, fmt.Errorf("--lease %s is too short: an etcd home's lease is at least %s "+
+			"(etcd cannot keep a shorter one alive through a leader election)", d, etcdhome.MinLease)
+	}
+	return d, nil
 }
 
 // identity is the election value of window self on this machine.

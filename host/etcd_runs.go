@@ -29,34 +29,24 @@ import (
 // supervisor killed its steps before that) and its policy fails or re-queues it.
 
 // OpenSharedRun is workflow.OpenShared on an etcd home: the run supervisor dials the
-// home (the password only from its inherited environment, BATON_ETCD_PASSWORD), grants
+// home as a window does (DialEtcdHome; the user and password only from its inherited
+// environment, taken out of it before anything else so no step inherits them), grants
 // its own lease and puts its alive key (etcdhome.Home.Supervise). main passes it to
 // workflow.SuperviseMainWith. It blocks for a few round trips.
 func OpenSharedRun(spec workflow.SharedSpec) (workflow.SharedRun, error) {
-	addr, err := etcdhome.ParseURL(spec.URL)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := etcdhome.ClientConfig(addr, etcdhome.TLSFiles{CACert: spec.CACert, Cert: spec.Cert, Key: spec.Key}, os.Getenv)
-	if err != nil {
-		return nil, err
-	}
 	creds := map[string]string{}
 	for _, k := range []string{etcdhome.EnvUser, etcdhome.EnvPassword} {
 		if v, ok := os.LookupEnv(k); ok {
 			creds[k] = v
-			_ = os.Unsetenv(k) // in cfg now; no step of the run inherits it
+			_ = os.Unsetenv(k) // read from creds from here on; no step of the run inherits it
 		}
 	}
-	cli, err := clientv3.New(cfg)
+	h, err := DialEtcdHome(context.Background(), spec.URL, etcdhome.TLSFiles{CACert: spec.CACert, Cert: spec.Cert, Key: spec.Key},
+		spec.Lease, func(k string) string { return creds[k] })
 	if err != nil {
-		return nil, fmt.Errorf("etcd home %s: %w", spec.URL, err)
-	}
-	h, err := etcdhome.Open(cli, addr.Prefix, etcdhome.Options{Lease: spec.Lease})
-	if err != nil {
-		_ = cli.Close()
 		return nil, err
 	}
+	cli := h.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeoutEtcd)
 	defer cancel()
 	start, _ := proc.Start(os.Getpid())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"syscall"
 
@@ -31,11 +32,61 @@ func (w *Core) writerLock() store.WriterLock {
 
 // folderLock is store.WriterLock on the folder: state.lock at path. Each TryLock or Lock
 // opens a handle of its own; the handle that wins is the hold, and the file is never
-// deleted or replaced by Baton.
-type folderLock struct{ path string }
+// deleted or replaced by Baton. It opens state.lock as every taker of it does: a symbolic
+// link is never followed (O_NOFOLLOW), and a missing file is made 0600 unless noCreate
+// (then TryLock fails with an error wrapping os.ErrNotExist).
+type folderLock struct {
+	path     string
+	noCreate bool
+}
 
 func (l folderLock) handle() *flock.Flock {
-	return flock.New(l.path, flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
+	flag := os.O_RDWR | syscall.O_NOFOLLOW
+	if !l.noCreate {
+		flag |= os.O_CREATE
+	}
+	return flock.New(l.path, flock.SetFlag(flag), flock.SetPermissions(0o600))
+}
+
+// TryFolderLock takes the writer lock of the home folder dir (its state.lock) without
+// waiting, as a window takes it (folderLock), for a command that changes the home with no
+// window open: `baton recover`, `baton migrate`. With create false a missing state.lock is
+// not made: the error wraps os.ErrNotExist. When a window (or another command) holds it,
+// the error is a *FolderBusyError naming that window's pid when the home's document names
+// its writer. The caller closes the hold; it never blocks.
+func TryFolderLock(dir string, create bool) (store.LockHold, error) {
+	l := folderLock{path: filepath.Join(dir, LockName), noCreate: !create}
+	hold, ok, err := l.TryLock()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		busy := &FolderBusyError{Path: l.path}
+		if d, err := store.ReadHome(dir); err == nil {
+			for _, o := range []*store.Owner{d.HandoverTo, d.Writer} {
+				if o != nil {
+					busy.PID = o.PID
+					break
+				}
+			}
+		}
+		return nil, busy
+	}
+	return hold, nil
+}
+
+// FolderBusyError is returned by TryFolderLock when another process holds state.lock at
+// Path: a window, whose pid is PID when the home's document names its writer (else 0).
+type FolderBusyError struct {
+	Path string
+	PID  int
+}
+
+func (e *FolderBusyError) Error() string {
+	if e.PID != 0 {
+		return fmt.Sprintf("a window (the home names window pid %d as its writer) holds %s", e.PID, e.Path)
+	}
+	return "a window holds " + e.Path
 }
 
 func (l folderLock) TryLock() (store.LockHold, bool, error) {

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
-
-	"github.com/gofrs/flock"
 
 	"baton/store"
 )
@@ -30,14 +27,18 @@ func RecoverHome(home string, now time.Time) (*store.Recovery, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock := flock.New(filepath.Join(abs, LockName), flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
-	ok, err := lock.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", lock.Path(), err)
+	lock, err := TryFolderLock(abs, true)
+	var busy *FolderBusyError
+	if errors.As(err, &busy) {
+		who := ""
+		if busy.PID != 0 {
+			who = fmt.Sprintf("; the home names window pid %d as its writer", busy.PID)
+		}
+		return nil, fmt.Errorf("%w (%s%s): recover from that window (its problem bar), or close every window on %s and run `baton recover` again",
+			ErrRecoverLocked, busy.Path, who, abs)
 	}
-	if !ok {
-		return nil, fmt.Errorf("%w (%s): recover from that window (its problem bar), or close every window on %s and run `baton recover` again",
-			ErrRecoverLocked, lock.Path(), abs)
+	if err != nil {
+		return nil, err
 	}
 	defer lock.Close()
 	audit := store.NewAudit(abs)

@@ -485,7 +485,7 @@ func (a *Audit) open(add int64) (*os.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := flockRetry(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err := FlockFile(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			f.Close() // another process appends (or is stopped while it did): held, tried again later
 			return nil, fmt.Errorf("lock %s: %w", a.path, err)
 		}
@@ -517,15 +517,6 @@ func (a *Audit) open(add int64) (*os.File, error) {
 			return nil, fmt.Errorf("rotate %s: %w", a.path, err)
 		}
 		a.newName = true
-	}
-}
-
-// flockRetry flocks f, again when interrupted by a signal.
-func flockRetry(f *os.File, how int) error {
-	for {
-		if err := syscall.Flock(int(f.Fd()), how); err != syscall.EINTR {
-			return err
-		}
 	}
 }
 

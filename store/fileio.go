@@ -115,3 +115,26 @@ func ReadInHome(path string) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(f)
 }
+
+// FlockFile applies how (syscall.LOCK_*) to f with flock(2), again when interrupted by a
+// signal; with LOCK_NB a lock held elsewhere is syscall.EWOULDBLOCK, else it blocks as
+// flock does. The descriptor stays open for the whole call even if f is closed meanwhile,
+// so a blocked call can never end up locking a reused descriptor number. The store's
+// audit and workflow's run locks both take theirs through it.
+func FlockFile(f *os.File, how int) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			if ferr = syscall.Flock(int(fd), how); ferr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return ferr
+}

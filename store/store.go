@@ -152,18 +152,11 @@ type viewState struct {
 	broken error
 }
 
-// unlock publishes the document and the problem for View, and unlocks s.mu.
+// unlock publishes the document and the problem for View, and unlocks s.mu. It always
+// publishes: a caller of View after any unlock sees what that unlock left.
 func (s *Store) unlock() {
-	if v := s.view.Load(); v == nil || v.doc != s.cur || !sameErr(v.broken, s.broken) {
-		s.view.Store(&viewState{s.cur, s.broken})
-	}
+	s.view.Store(&viewState{s.cur, s.broken})
 	s.mu.Unlock()
-}
-
-// sameErr reports whether a and b are the same error value (not merely alike).
-func sameErr(a, b error) bool {
-	defer func() { _ = recover() }() // an error of an uncomparable type: not the same
-	return a == b
 }
 
 // Reload re-reads workflows.json from disk unconditionally. On failure the previous good

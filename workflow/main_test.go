@@ -173,7 +173,7 @@ func svLockFree(t testing.TB, spec Spec) bool {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return flockFile(f, syscall.LOCK_EX|syscall.LOCK_NB) == nil
+	return store.FlockFile(f, syscall.LOCK_EX|syscall.LOCK_NB) == nil
 }
 
 // svWatchBlocked waits until this process has a flock request blocked on the run's lock

@@ -393,7 +393,7 @@ func WatchSupervisor(home, runID string) (<-chan struct{}, func()) {
 	var mu sync.Mutex
 	stopped := false
 	go func() {
-		err := flockFile(f, syscall.LOCK_EX)
+		err := store.FlockFile(f, syscall.LOCK_EX)
 		_ = f.Close() // let it go at once
 		mu.Lock()
 		defer mu.Unlock()
@@ -425,7 +425,7 @@ func SupervisorAlive(home, runID string) (bool, string) {
 		return true, fmt.Sprintf("%s cannot be checked: %v", path, err)
 	}
 	defer f.Close()
-	err = flockFile(f, syscall.LOCK_EX|syscall.LOCK_NB)
+	err = store.FlockFile(f, syscall.LOCK_EX|syscall.LOCK_NB)
 	if err == nil {
 		return false, fmt.Sprintf("%s is free: the run's supervisor is gone", path)
 	}
@@ -459,7 +459,7 @@ func RemoveSupervisorFiles(home, runID string) error {
 	}
 	if lock != nil {
 		defer lock.Close()
-		if err := flockFile(lock, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err := store.FlockFile(lock, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			return fmt.Errorf("remove files of run %s: %w: %v", runID, ErrSupervisorRunning, err)
 		}
 	}

@@ -205,7 +205,7 @@ func lockRun(home, runID, tag string, h holder) (*os.File, error) {
 		return nil, fmt.Errorf("lock run %s: %w", runID, err)
 	}
 	defer os.Remove(tmp) // after the link, or a failure; a no-op after the rename
-	if err := flockFile(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := store.FlockFile(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("lock run %s: %s: %w", runID, tmp, err)
 	}
@@ -246,7 +246,7 @@ func replaceStaleLock(tmp, final string) (bool, error) {
 		return false, err
 	}
 	defer old.Close()
-	if err := flockFile(old, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := store.FlockFile(old, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return false, fmt.Errorf("%w: %s is held", ErrSupervisorRunning, final)
 		}
@@ -263,27 +263,6 @@ func samePath(f *os.File, path string) bool {
 	a, err1 := f.Stat()
 	b, err2 := os.Stat(path)
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
-}
-
-// flockFile applies how (syscall.LOCK_*) to f, retrying on EINTR. The descriptor stays open
-// for the whole call even if f is closed meanwhile, so a blocked call can never end up
-// locking a reused descriptor number.
-func flockFile(f *os.File, how int) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			if ferr = syscall.Flock(int(fd), how); ferr != syscall.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	return ferr
 }
 
 // takeReadyPipe returns the readiness pipe StartSupervisor passed, or nil when run by hand.

@@ -8,10 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"baton/host"
@@ -33,7 +31,7 @@ type side struct {
 	hold store.LockHold // the election, once won
 	term *etcdhome.Term
 
-	flock *flock.Flock // a folder's state.lock, once held
+	flock store.LockHold // a folder's state.lock, once held (host.TryFolderLock)
 }
 
 func (s *side) isEtcd() bool { return s.home != nil }
@@ -79,39 +77,18 @@ func (c *cli) openSide(spec string, src bool) (*side, error) {
 // flags, BATON_ETCD_USER and BATON_ETCD_PASSWORD, and --local (default one per home).
 func (c *cli) dialSide(url string) (*side, error) {
 	o := c.opts.Etcd
-	addr, err := etcdhome.ParseURL(url)
-	if err != nil {
+	if _, err := etcdhome.ParseURL(url); err != nil {
 		return nil, err
-	}
-	if o.Lease != 0 && o.Lease < etcdhome.MinLease {
-		return nil, fmt.Errorf("--lease %s is too short: an etcd home's lease is at least %s", o.Lease, etcdhome.MinLease)
 	}
 	local, err := c.localOf(url)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := etcdhome.ClientConfig(addr, o.TLS, os.Getenv)
+	h, err := host.DialEtcdHome(c.ctx, url, o.TLS, o.Lease, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	cli, err := clientv3.New(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("etcd home %s: %w", url, err)
-	}
-	h, err := etcdhome.Open(cli, addr.Prefix, etcdhome.Options{Lease: o.Lease})
-	if err != nil {
-		_ = cli.Close()
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
-	_, err = cli.Get(ctx, h.Prefix()+"/doc/meta")
-	cancel()
-	if err != nil {
-		_ = cli.Close()
-		return nil, fmt.Errorf("etcd home %s cannot be reached: %w; check the addresses, that a majority of the members run, "+
-			"and --etcd-cacert/--etcd-cert/--etcd-key, %s/%s", url, err, etcdhome.EnvUser, etcdhome.EnvPassword)
-	}
-	return &side{spec: url, local: local, cli: cli, home: h}, nil
+	return &side{spec: url, local: local, cli: h.Client(), home: h}, nil
 }
 
 // localOf is the local folder of the etcd home url: --local, else the default one per
@@ -151,40 +128,24 @@ func (s *side) lock(ctx context.Context, dryRun, src bool) error {
 	if s.isEtcd() {
 		return s.lockEtcd(ctx, dryRun, src)
 	}
-	path := filepath.Join(s.folder, host.LockName)
-	flag := os.O_RDWR | syscall.O_NOFOLLOW
-	if !dryRun {
-		flag |= os.O_CREATE
-		if !src {
-			if err := store.MkdirDurable(s.folder); err != nil {
-				return err
-			}
+	if !dryRun && !src {
+		if err := store.MkdirDurable(s.folder); err != nil {
+			return err
 		}
 	}
-	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) && dryRun {
+	// As a window takes it (host.TryFolderLock): the same open flags, never a link followed.
+	hold, err := host.TryFolderLock(s.folder, !dryRun)
+	var busy *host.FolderBusyError
+	switch {
+	case dryRun && errors.Is(err, os.ErrNotExist):
 		return nil // no window ever wrote here; nothing to lock without making a file
+	case errors.As(err, &busy):
+		return fmt.Errorf("%s is in use: %w and may write it: close every window on it (and wait for `baton run` commands that stay) and run migrate again",
+			s.kind(src), busy)
+	case err != nil:
+		return fmt.Errorf("%s: take its %s: %w", s.kind(src), host.LockName, err)
 	}
-	fl := flock.New(path, flock.SetFlag(flag), flock.SetPermissions(0o600))
-	ok, err := fl.TryLock()
-	if err != nil {
-		_ = fl.Close()
-		return fmt.Errorf("%s: take %s: %w", s.kind(src), path, err)
-	}
-	if !ok {
-		_ = fl.Close()
-		who := "a window"
-		if d, err := store.ReadHome(s.folder); err == nil {
-			for _, o := range []*store.Owner{d.HandoverTo, d.Writer} {
-				if o != nil {
-					who = fmt.Sprintf("a window (the home names window pid %d as its writer)", o.PID)
-					break
-				}
-			}
-		}
-		return fmt.Errorf("%s is in use: %s holds %s and may write it: close every window on it (and wait for `baton run` commands that stay) and run migrate again",
-			s.kind(src), who, path)
-	}
-	s.flock = fl
+	s.flock = hold
 	return nil
 }
 
@@ -205,7 +166,10 @@ func (s *side) lockEtcd(ctx context.Context, dryRun, src bool) error {
 	if dryRun {
 		return busy()
 	}
-	machine, hostname := machineName()
+	machine, hostname, err := host.MachineID()
+	if err != nil {
+		return fmt.Errorf("%s: take its writer lock: %w", s.kind(src), err)
+	}
 	hold, ok, err := s.home.WriterLock(etcdhome.Identity{Machine: machine, Host: hostname,
 		Owner: store.Owner{PID: os.Getpid(), Since: time.Now().UTC()}}).TryLock()
 	if err != nil {
@@ -219,19 +183,6 @@ func (s *side) lockEtcd(ctx context.Context, dryRun, src bool) error {
 	}
 	s.hold, s.term = hold, hold.(*etcdhome.Hold).Term()
 	return nil
-}
-
-// machineName is this machine's id as a window names it (host/etcd.go): BATON_MACHINE,
-// else /etc/machine-id, else the hostname; and the hostname.
-func machineName() (id, hostname string) {
-	hostname, _ = os.Hostname()
-	if m := strings.TrimSpace(os.Getenv(host.EnvMachine)); m != "" {
-		return m, hostname
-	}
-	if b, err := os.ReadFile("/etc/machine-id"); err == nil && strings.TrimSpace(string(b)) != "" {
-		return strings.TrimSpace(string(b)), hostname
-	}
-	return hostname, hostname
 }
 
 // read reads the side's document as it is on disk or in etcd.

@@ -42,6 +42,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg {
 		os.Exit(workflow.SuperviseMain(os.Args[2:]))
 	}
+	if os.Getenv(noMachineEnv) != "" {
+		hideMachine()
+	}
 	switch os.Getenv("BATON_TEST_CHILD") {
 	case "window":
 		os.Exit(windowChild(os.Getenv("BATON_TEST_HOME")))

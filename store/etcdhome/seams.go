@@ -111,11 +111,11 @@ func (d *DocHome) Commit(have, next *store.Doc) (*store.Doc, error) {
 	if !st.loaded || st.doc == nil || st.doc.Generation != have.Generation || st.doc.Epoch != have.Epoch {
 		return nil, fmt.Errorf("etcd home %s: commit of generation %d on a document this home did not read last: %w", d.h.prefix, next.Generation, ErrFenced)
 	}
-	f, held := d.h.fence()
+	f, done, held := d.h.fence()
 	if !held { // no hold in this process: the meta's revision alone guards
 		f = fence{h: d.h}
 	}
-	if done := d.h.holdDone(); held && done != nil {
+	if held && done != nil {
 		// A hold whose session ended (its lease could not be kept: a machine cut off)
 		// cannot commit: its guard fails. Do not wait opTimeout for a cut network to say
 		// so; the outcome of what is in flight is settled below.
@@ -344,24 +344,16 @@ func (h *Home) clearHold(t *Term) {
 	h.mu.Unlock()
 }
 
-// fence returns the fence of the hold this Home holds, if any.
-func (h *Home) fence() (fence, bool) {
+// fence returns the fence of the hold this Home holds and the Done channel of that
+// hold's session, both read under one lock (so they are of the same hold), and whether
+// there is one.
+func (h *Home) fence() (f fence, done <-chan struct{}, held bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.hold == nil {
-		return fence{}, false
+		return fence{}, nil, false
 	}
-	return h.hold.fence, true
-}
-
-// holdDone returns the Done channel of the Home's hold's session, or nil without a hold.
-func (h *Home) holdDone() <-chan struct{} {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.hold == nil {
-		return nil
-	}
-	return h.hold.Done()
+	return h.hold.fence, h.hold.Done(), true
 }
 
 // holding reports whether the Home's hold is held and its session not known ended.
