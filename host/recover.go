@@ -43,7 +43,7 @@ func RecoverHome(home string, now time.Time) (*store.Recovery, error) {
 	defer lock.Close()
 	audit := store.NewAudit(abs)
 	rec, err := store.Recover(abs, nil, now, audit)
-	if errors.Is(err, store.ErrRecordHeld) {
+	if errors.Is(err, store.ErrAuditHeld) {
 		// This process ends soon, and its held entry with it: write it while it may.
 		if cerr := audit.CloseWithin(5 * time.Second); cerr == nil {
 			err = nil
@@ -120,7 +120,7 @@ func (s *Intents) Recover() (*store.Recovery, error) {
 	}
 	mem, _ := w.st.View()
 	rec, err := store.Recover(w.home, mem, w.opts.Now(), w.audit)
-	if err != nil && !errors.Is(err, store.ErrRecordHeld) {
+	if err != nil && !errors.Is(err, store.ErrAuditHeld) {
 		return rec, err
 	}
 	// Restored (its record perhaps held by the window's audit log, which writes it once

@@ -323,6 +323,10 @@ func (g AuditGap) String() string {
 		g.Lost, g.Unsynced, g.Reason)
 }
 
+// ErrAuditHeld is wrapped by Append's error when the entry could not be written now: it
+// is held in memory and written later, in order (see Audit).
+var ErrAuditHeld = errors.New("held in memory and written once the log takes them")
+
 // NewAudit returns the audit log of a home folder.
 func NewAudit(dir string) *Audit { return &Audit{path: filepath.Join(dir, AuditName)} }
 
@@ -345,7 +349,7 @@ func (a *Audit) Append(rec Record) error {
 	if err := a.flush(); err != nil {
 		a.trim()
 		a.retryLater()
-		return fmt.Errorf("audit %s: %w; %d entries are held in memory and written once the disk takes them", a.path, err, len(a.held))
+		return fmt.Errorf("audit %s: %w; %d entries are %w", a.path, err, len(a.held), ErrAuditHeld)
 	}
 	return nil
 }

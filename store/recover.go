@@ -35,10 +35,6 @@ const DamagedPrefix = "damaged-"
 // there is nothing to recover.
 var ErrNotDamaged = errors.New("the home is not damaged: nothing to recover")
 
-// ErrRecordHeld is wrapped by Recover's error when the home was restored but the audit
-// log could not record it yet: the entry is held in memory by the caller's Audit.
-var ErrRecordHeld = errors.New("the audit log could not record it yet")
-
 // Recovery says what Recover restored, or what PlanRecovery found it would restore.
 type Recovery struct {
 	Damage         string   `json:"damage"`              // what was wrong, as a window reports it
@@ -286,7 +282,7 @@ func joinLost(lost []string) string {
 // The record goes to audit, the caller's audit log of dir (one per process, so that its
 // entries are written in order and never contend with each other for the log's lock).
 // When audit cannot write it at once (another process holds the log's lock, the disk
-// refuses), the home is restored all the same and the error wraps ErrRecordHeld: the
+// refuses), the home is restored all the same and the error wraps ErrAuditHeld: the
 // entry is held by audit, which writes it later (see Audit.CloseWithin for a process
 // about to exit).
 func Recover(dir string, memory *Doc, now time.Time, audit *Audit) (*Recovery, error) {
@@ -323,7 +319,7 @@ func Recover(dir string, memory *Doc, now time.Time, audit *Audit) (*Recovery, e
 		return r, fmt.Errorf("recover: write the recovered %s: %w (the damaged files are in %s)", FileName, err, aside)
 	}
 	if err := audit.Append(*r); err != nil {
-		return r, fmt.Errorf("recover: the home is restored, but %w: %w", ErrRecordHeld, err)
+		return r, fmt.Errorf("recover: the home is restored, but the audit log could not record it yet: %w", err)
 	}
 	return r, nil
 }

@@ -346,8 +346,8 @@ func (s *side) readBack(ctx context.Context) (*homeContent, error) {
 func (s *side) audit(rec store.Record) error {
 	a := store.NewAudit(s.local)
 	err := a.Append(rec)
-	if cerr := a.Close(); err == nil {
-		err = cerr
+	if err != nil && !errors.Is(err, store.ErrAuditHeld) {
+		return err
 	}
-	return err
+	return a.CloseWithin(5 * time.Second) // a held entry: written while this process may
 }
