@@ -2,6 +2,7 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -434,6 +435,12 @@ while :; do echo "1 tick $(date +%%s%%N)" >> %[1]s; sleep 0.02; done`, times, fi
 	}
 	id := a.ok(map[string]any{"op": "start_run", "workflow": "w"})["run"].(string)
 	waitStepStarted(t, v, id, 1)
+	// The journal says the step started before the step runs: wait for its first tick, so
+	// that attempt 1 ran before machine A is lost (on a loaded machine it may not have).
+	waitUntil(t, "attempt 1's first tick", func() bool {
+		data, _ := os.ReadFile(times)
+		return bytes.Contains(data, []byte("1 tick "))
+	})
 	from := b.nEvents()
 	if kill {
 		st := v.runState(id, 1)
