@@ -181,10 +181,11 @@ func TestDamagedHomeRefusedThenRecovered(t *testing.T) {
 	}
 }
 
-// The window that holds state.lock on a damaged home (read-only, saying why) recovers it
-// through Intents.Recover, with the document it holds in memory among the candidates, and
-// becomes the writer; another window may not recover meanwhile.
-func TestWindowRecoversTheHomeItHoldsTheLockOf(t *testing.T) {
+// damagedHomeWindow makes a home whose writer was killed with saves only in its log, then
+// removes workflows.json, and opens a window on it: the window holds state.lock and is a
+// reader saying the home is damaged. It returns the home, the acknowledged workflows and
+// the window.
+func damagedHomeWindow(t *testing.T) (string, []string, *Core) {
 	home := t.TempDir()
 	acked := ackedUntilKilled(t, home)
 	os.Remove(filepath.Join(home, store.FileName))
@@ -192,6 +193,14 @@ func TestWindowRecoversTheHomeItHoldsTheLockOf(t *testing.T) {
 	if w.Role() != RoleReader || !strings.Contains(w.Status().Problem, "damaged") {
 		t.Fatalf("a window on a damaged home: %v, %q", w.Role(), w.Status().Problem)
 	}
+	return home, acked, w
+}
+
+// The window that holds state.lock on a damaged home (read-only, saying why) recovers it
+// through Intents.Recover, with the document it holds in memory among the candidates, and
+// becomes the writer; another window may not recover meanwhile.
+func TestWindowRecoversTheHomeItHoldsTheLockOf(t *testing.T) {
+	home, acked, w := damagedHomeWindow(t)
 	plan, err := w.Intents().PlanRecovery()
 	if err != nil || plan.Restored == 0 {
 		t.Fatalf("plan: %+v, %v", plan, err)
@@ -223,13 +232,7 @@ func TestWindowRecoversTheHomeItHoldsTheLockOf(t *testing.T) {
 // ("the audit log could not record it") after restoring the home, and the window stayed
 // read-only until its watch noticed.
 func TestWindowRecoversWhileTheAuditLogIsLocked(t *testing.T) {
-	home := t.TempDir()
-	acked := ackedUntilKilled(t, home)
-	os.Remove(filepath.Join(home, store.FileName))
-	w := openStarted(t, home)
-	if w.Role() != RoleReader || !strings.Contains(w.Status().Problem, "damaged") {
-		t.Fatalf("a window on a damaged home: %v, %q", w.Role(), w.Status().Problem)
-	}
+	home, acked, w := damagedHomeWindow(t)
 	other, err := os.OpenFile(filepath.Join(home, store.AuditName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
