@@ -123,6 +123,7 @@ type window struct {
 	pid  int
 	kill func()
 	gone <-chan struct{}
+	x    string // a desktop window's X window id
 }
 
 // startWindow starts a window of kind "desktop" (under Xvfb on display) or "headless"
@@ -130,10 +131,10 @@ type window struct {
 func startWindow(b *testing.B, kind, bin, home, display string, env []string) window {
 	if kind == "headless" {
 		pid, kill, gone := startHeadless(b, bin, home, env)
-		return window{pid, kill, gone}
+		return window{pid: pid, kill: kill, gone: gone}
 	}
 	a, _ := startApp(b, bin, home, display, env)
-	return window{a.pid(), func() { _ = a.cmd.Process.Kill() }, a.done}
+	return window{pid: a.pid(), kill: func() { _ = a.cmd.Process.Kill() }, gone: a.done, x: a.win}
 }
 
 // windowPair is a writer and the window waiting to take over from it, on a home of
@@ -164,6 +165,12 @@ func startPair(b *testing.B, bin, display string, p pairing, busy bool) *windowP
 	wp.epoch = d.Epoch
 	wp.survivor = startWindow(b, p.survivor, bin, home, display, env)
 	waitLockWaiter(b, wp.survivor.pid)
+	if wp.writer.x != "" && wp.survivor.x != "" {
+		// The writer's window on top, covering the survivor's, as the window a person
+		// used last: its death uncovers the survivor's, which the X server then asks
+		// to draw again (Expose) while it takes over.
+		xdo(b, display, "windowraise", wp.writer.x)
+	}
 	return wp
 }
 
@@ -171,6 +178,7 @@ func startPair(b *testing.B, bin, display string, p pairing, busy bool) *windowP
 // carries the survivor's raised epoch, as seen from outside, and until the writer was
 // reaped; it logs the sample (logTakeover) once the survivor has audited it.
 func (wp *windowPair) takeover(b *testing.B, i int, lived time.Duration) (took, reaped time.Duration) {
+	var busy string
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		b.Fatal(err)
@@ -184,6 +192,7 @@ func (wp *windowPair) takeover(b *testing.B, i int, lived time.Duration) (took, 
 		b.Fatal(err)
 	}
 	drain(w)
+	cpu0 := threadCPU(wp.survivor.pid)
 	b.StartTimer()
 	t0 := time.Now()
 	wp.writer.kill()
@@ -194,6 +203,7 @@ func (wp *windowPair) takeover(b *testing.B, i int, lived time.Duration) (took, 
 		if ok && nd.Epoch > wp.epoch {
 			took = time.Since(t0)
 			b.StopTimer()
+			busy = cpuSince(cpu0, threadCPU(wp.survivor.pid))
 			if nd.Writer == nil || nd.Writer.PID != wp.survivor.pid {
 				b.Fatalf("epoch %d written by %v, want pid %d", nd.Epoch, nd.Writer, wp.survivor.pid)
 			}
@@ -202,7 +212,38 @@ func (wp *windowPair) takeover(b *testing.B, i int, lived time.Duration) (took, 
 	}
 	reaped = <-gone
 	logTakeover(b, wp.short(), wp.home, wp.survivor.pid, i, took, lived)
+	b.Logf("%s takeover %d: the survivor's threads on a CPU meanwhile (ms): %s", wp.short(), i, busy)
 	return took, reaped
+}
+
+// threadCPU returns the CPU time each thread name of process pid has run, summed over
+// the threads of that name (schedstat's first field).
+func threadCPU(pid int) map[string]time.Duration {
+	cpu := map[string]time.Duration{}
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		comm, err1 := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/comm", pid, t.Name()))
+		stat, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if ns, err := strconv.ParseInt(strings.Fields(string(stat))[0], 10, 64); err == nil {
+			cpu[strings.TrimSpace(string(comm))] += time.Duration(ns)
+		}
+	}
+	return cpu
+}
+
+// cpuSince lists the thread names that ran between two threadCPU readings, with how long.
+func cpuSince(before, after map[string]time.Duration) string {
+	var out []string
+	for name, d := range after {
+		if d -= before[name]; d > 0 {
+			out = append(out, fmt.Sprintf("%s %.2f", name, msOf(d)))
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
 }
 
 // msOf is d in milliseconds, to the microsecond.
