@@ -33,7 +33,9 @@ import (
 // an order that rotates from round to round, so desktop → desktop (dd) and headless →
 // headless (hh) are measured under the same load; besides each pairing's p50 it reports
 // the p50 of each round's ratio dd/hh. pairs=same-kind runs dd and hh; pairs=all adds
-// headless → desktop (hd) and desktop → headless (dh). Run it with
+// headless → desktop (hd) and desktop → headless (dh). A desktop writer's window is
+// raised over its survivor's, so its death uncovers it; each sample logs what the
+// survivor's threads ran meanwhile (Go's, "baton"; Mesa's llvmpipe). Run it with
 //
 //	go test -tags batontest -run '^$' -bench DesktopTakeover -benchtime 20x ./ui/
 //
