@@ -23,113 +23,246 @@ import (
 
 // BenchmarkDesktopTakeover measures a takeover from outside the processes, the way a
 // person's second window lives it: kill -9 of the writer until workflows.json carries
-// the survivor's raised epoch (its BecomeWriter saved). kind=desktop uses real windows
-// of the app binary under Xvfb; kind=headless uses `baton --headless` processes of the
-// same binary. Issue 12 asks the desktop figure to be at most twice the headless one:
-// the takeover must never wait on rendering or the UI goroutine. Run it with
+// the survivor's raised epoch (its BecomeWriter saved). A desktop window is a real window
+// of the app binary under Xvfb; a headless one is `baton --headless` of the same binary.
+// Issue 12 asks the desktop figure to be at most twice the headless one: the takeover
+// must never wait on rendering or the UI goroutine.
 //
-//	go test -run '^$' -bench DesktopTakeover -benchtime 20x ./ui/
+// The samples are paired: each round starts every pair of windows (writer and survivor)
+// on a home of its own, together, and then kills the writers one pair after the other in
+// an order that rotates from round to round, so desktop → desktop (dd) and headless →
+// headless (hh) are measured under the same load; besides each pairing's p50 it reports
+// the p50 of each round's ratio dd/hh. pairs=same-kind runs dd and hh; pairs=all adds
+// headless → desktop (hd) and desktop → headless (dh). A desktop writer's window is
+// raised over its survivor's, so its death uncovers it; each sample logs what the
+// survivor's threads ran meanwhile (Go's, "baton"; Mesa's llvmpipe). Run it with
+//
+//	go test -tags batontest -run '^$' -bench DesktopTakeover -benchtime 20x ./ui/
 //
 // Issue 22 found desktop windows that had lived and written for a while slower than new
-// ones: with BATON_TAKEOVER_LIVED=3m each pair of windows lives that long before the
-// kill, the writer running a schedule every second whose run writes 5,000 log lines and
-// the survivor following it (its run list, its history, the home's files), so both have
-// lived and worked, not idled:
+// ones: with BATON_TAKEOVER_LIVED=1m the windows of a round live that long before the
+// first kill, each writer running a schedule every second whose run writes 5,000 log
+// lines and each survivor following it (its run list, its history, the home's files), so
+// all have lived and worked, not idled:
 //
-//	BATON_TAKEOVER_LIVED=3m go test -tags batontest -run '^$' -bench DesktopTakeover -benchtime 3x -timeout 3h ./ui/
+//	BATON_TAKEOVER_LIVED=1m go test -tags batontest -run '^$' -bench 'DesktopTakeover/pairs=same-kind' -benchtime 8x -timeout 1h -v ./ui/
 func BenchmarkDesktopTakeover(b *testing.B) {
 	needX(b)
+	lived := takeoverLived(b)
+	display := startXvfb(b)
+	bin := buildApp(b)
+	same := []pairing{{"desktop", "desktop"}, {"headless", "headless"}}
+	for _, set := range []struct {
+		name  string
+		pairs []pairing
+	}{
+		{"same-kind", same},
+		{"all", append(same, pairing{"headless", "desktop"}, pairing{"desktop", "headless"})},
+	} {
+		b.Run("pairs="+set.name, func(b *testing.B) { benchPairedTakeovers(b, bin, display, lived, set.pairs) })
+	}
+}
+
+// takeoverLived is BATON_TAKEOVER_LIVED: how long the windows live and write before the
+// first kill (0 if unset).
+func takeoverLived(b *testing.B) time.Duration {
 	lived, err := time.ParseDuration(cmp.Or(os.Getenv("BATON_TAKEOVER_LIVED"), "0s"))
 	if err != nil {
 		b.Fatalf("BATON_TAKEOVER_LIVED: %v", err)
 	}
-	display := startXvfb(b)
-	bin := buildApp(b)
-	for _, c := range []struct{ victim, survivor string }{
-		{"desktop", "desktop"}, {"headless", "headless"}, {"headless", "desktop"}, {"desktop", "headless"},
-	} {
-		b.Run("writer="+c.victim+",survivor="+c.survivor, func(b *testing.B) {
-			home, err := host.PrepareHome(newHome(b))
-			if err != nil {
-				b.Fatal(err)
-			}
-			seedSleepy(b, home)
-			if lived > 0 {
-				seedEvery(b, home, time.Second)
-			}
-			env := appEnv(b)
-			start := func(kind string) (pid int, kill func(), gone <-chan struct{}) {
-				if kind == "desktop" {
-					a, _ := startApp(b, bin, home, display, env)
-					return a.pid(), func() { _ = a.cmd.Process.Kill() }, a.done
-				}
-				return startHeadless(b, bin, home, env)
-			}
-			w, err := fsnotify.NewWatcher()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer w.Close()
-			if err := w.Add(home); err != nil {
-				b.Fatal(err)
-			}
-			var took, reaped []time.Duration
-			for i := 0; i < b.N; i++ {
-				pid, kill, gone := start(c.victim)
-				d := waitDoc(b, home, "the first window to be the writer", func(d *store.Doc) bool { return d.Writer != nil && d.Writer.PID == pid })
-				next, killNext, nextGone := start(c.survivor)
-				waitLockWaiter(b, next)
-				if lived > 0 {
-					b.StopTimer()
-					time.Sleep(lived) // the windows' age, not a wait for anything: they live and write
-					b.StartTimer()
-				}
-				f := store.New(home, store.Options{}) // follows the home as a reader would
-				if _, err := f.Reload(); err != nil {
-					b.Fatal(err)
-				}
-				drain(w)
-				t0 := time.Now()
-				kill()
-				go func() { <-gone; reaped = append(reaped, time.Since(t0)) }()
-				for {
-					nd, ok := nextDoc(b, w, f)
-					if ok && nd.Epoch > d.Epoch {
-						took = append(took, time.Since(t0))
-						if nd.Writer == nil || nd.Writer.PID != next {
-							b.Fatalf("epoch %d written by %v, want pid %d", nd.Epoch, nd.Writer, next)
-						}
-						break
-					}
-				}
-				<-gone
-				b.StopTimer()
-				logTakeover(b, home, next, i, took[len(took)-1], lived)
-				b.StartTimer()
-				killNext()
-				<-nextGone
-			}
-			slices.Sort(took)
-			slices.Sort(reaped)
-			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
-			b.ReportMetric(float64(reaped[len(reaped)/2].Microseconds())/1000, "victim-gone-p50-ms")
-		})
-	}
+	return lived
 }
 
-// logTakeover logs sample i: the takeover as measured from outside, how long the windows
-// had lived, the survivor's own timing of each step of it (from the audit log), and the
+// pairing is the kind of the writer that is killed and of the window that takes over.
+type pairing struct{ victim, survivor string }
+
+// short is the pairing's name in metrics: dd, hh, hd, dh.
+func (p pairing) short() string { return p.victim[:1] + p.survivor[:1] }
+
+// benchPairedTakeovers runs b.N rounds of one takeover per pairing, the pairs of a round
+// living together (see BenchmarkDesktopTakeover).
+func benchPairedTakeovers(b *testing.B, bin, display string, lived time.Duration, pairs []pairing) {
+	took := map[pairing][]time.Duration{}
+	reaped := map[pairing][]time.Duration{}
+	var ratios []float64
+	b.StopTimer()
+	for i := 0; i < b.N; i++ {
+		var ps []*windowPair
+		for _, p := range pairs {
+			ps = append(ps, startPair(b, bin, display, p, lived > 0))
+		}
+		time.Sleep(lived) // the windows' age, not a wait for anything: they live and write
+		round := map[pairing]time.Duration{}
+		for _, p := range slices.Concat(ps[i%len(ps):], ps[:i%len(ps)]) {
+			t, gone := p.takeover(b, i, lived)
+			took[p.pairing] = append(took[p.pairing], t)
+			reaped[p.pairing] = append(reaped[p.pairing], gone)
+			round[p.pairing] = t
+		}
+		// The survivors, now writers, go only once every pair was measured: each home
+		// keeps one busy writer to the end, and no window's exit runs beside a takeover.
+		for _, p := range ps {
+			p.survivor.kill()
+			<-p.survivor.gone
+		}
+		ratios = append(ratios, float64(round[pairs[0]])/float64(round[pairs[1]]))
+		b.Logf("round %d: dd/hh %.2f", i, ratios[len(ratios)-1])
+	}
+	for _, p := range pairs {
+		slices.Sort(took[p])
+		slices.Sort(reaped[p])
+		b.ReportMetric(msOf(took[p][len(took[p])/2]), p.short()+"-p50-ms")
+		b.ReportMetric(msOf(took[p][len(took[p])*9/10]), p.short()+"-p90-ms")
+		b.ReportMetric(msOf(reaped[p][len(reaped[p])/2]), p.short()+"-victim-gone-p50-ms")
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "dd-over-hh-p50-ratio")
+}
+
+// window is one window process of a benchmark: its pid, a kill -9, and a channel closed
+// once it is reaped.
+type window struct {
+	pid  int
+	kill func()
+	gone <-chan struct{}
+	x    string // a desktop window's X window id
+}
+
+// startWindow starts a window of kind "desktop" (under Xvfb on display) or "headless"
+// on home.
+func startWindow(b *testing.B, kind, bin, home, display string, env []string) window {
+	if kind == "headless" {
+		pid, kill, gone := startHeadless(b, bin, home, env)
+		return window{pid: pid, kill: kill, gone: gone}
+	}
+	a, _ := startApp(b, bin, home, display, env)
+	return window{pid: a.pid(), kill: func() { _ = a.cmd.Process.Kill() }, gone: a.done, x: a.win}
+}
+
+// windowPair is a writer and the window waiting to take over from it, on a home of
+// their own.
+type windowPair struct {
+	pairing
+	home             string
+	writer, survivor window
+	epoch            uint64 // the writer's
+}
+
+// startPair prepares a home (with the log-writing schedule if busy), starts its writer,
+// waits until it writes, then starts the survivor and waits until it waits for
+// state.lock.
+func startPair(b *testing.B, bin, display string, p pairing, busy bool) *windowPair {
+	home, err := host.PrepareHome(newHome(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	seedSleepy(b, home)
+	if busy {
+		seedEvery(b, home, time.Second)
+	}
+	env := appEnv(b)
+	wp := &windowPair{pairing: p, home: home}
+	wp.writer = startWindow(b, p.victim, bin, home, display, env)
+	d := waitDoc(b, home, "the first window to be the writer", func(d *store.Doc) bool { return d.Writer != nil && d.Writer.PID == wp.writer.pid })
+	wp.epoch = d.Epoch
+	wp.survivor = startWindow(b, p.survivor, bin, home, display, env)
+	waitLockWaiter(b, wp.survivor.pid)
+	if wp.writer.x != "" && wp.survivor.x != "" {
+		// The writer's window on top, covering the survivor's, as the window a person
+		// used last: its death uncovers the survivor's, which the X server then asks
+		// to draw again (Expose) while it takes over.
+		xdo(b, display, "windowraise", wp.writer.x)
+	}
+	return wp
+}
+
+// takeover kills the pair's writer and returns how long until the home's document
+// carries the survivor's raised epoch, as seen from outside, and until the writer was
+// reaped; it logs the sample (logTakeover) once the survivor has audited it.
+func (wp *windowPair) takeover(b *testing.B, i int, lived time.Duration) (took, reaped time.Duration) {
+	var busy string
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Add(wp.home); err != nil {
+		b.Fatal(err)
+	}
+	f := store.New(wp.home, store.Options{}) // follows the home as a reader would
+	if _, err := f.Reload(); err != nil {
+		b.Fatal(err)
+	}
+	drain(w)
+	cpu0 := threadCPU(wp.survivor.pid)
+	b.StartTimer()
+	t0 := time.Now()
+	wp.writer.kill()
+	gone := make(chan time.Duration, 1)
+	go func() { <-wp.writer.gone; gone <- time.Since(t0) }()
+	for {
+		nd, ok := nextDoc(b, w, f)
+		if ok && nd.Epoch > wp.epoch {
+			took = time.Since(t0)
+			b.StopTimer()
+			busy = cpuSince(cpu0, threadCPU(wp.survivor.pid))
+			if nd.Writer == nil || nd.Writer.PID != wp.survivor.pid {
+				b.Fatalf("epoch %d written by %v, want pid %d", nd.Epoch, nd.Writer, wp.survivor.pid)
+			}
+			break
+		}
+	}
+	reaped = <-gone
+	logTakeover(b, wp.short(), wp.home, wp.survivor.pid, i, took, lived)
+	b.Logf("%s takeover %d: the survivor's threads on a CPU meanwhile (ms): %s", wp.short(), i, busy)
+	return took, reaped
+}
+
+// threadCPU returns the CPU time each thread name of process pid has run, summed over
+// the threads of that name (schedstat's first field).
+func threadCPU(pid int) map[string]time.Duration {
+	cpu := map[string]time.Duration{}
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		comm, err1 := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/comm", pid, t.Name()))
+		stat, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if ns, err := strconv.ParseInt(strings.Fields(string(stat))[0], 10, 64); err == nil {
+			cpu[strings.TrimSpace(string(comm))] += time.Duration(ns)
+		}
+	}
+	return cpu
+}
+
+// cpuSince lists the thread names that ran between two threadCPU readings, with how long.
+func cpuSince(before, after map[string]time.Duration) string {
+	var out []string
+	for name, d := range after {
+		if d -= before[name]; d > 0 {
+			out = append(out, fmt.Sprintf("%s %.2f", name, msOf(d)))
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+// msOf is d in milliseconds, to the microsecond.
+func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// logTakeover logs sample i of pairing what: the takeover as measured from outside, how
+// long the windows had lived, the survivor's own timing of each step of it (from the audit log), and the
 // machine's load.
-func logTakeover(b *testing.B, home string, pid, i int, took, lived time.Duration) {
+func logTakeover(b *testing.B, what, home string, pid, i int, took, lived time.Duration) {
 	tk := waitTakeover(b, home, pid)
 	var steps []string
 	for _, s := range tk.Steps {
 		steps = append(steps, fmt.Sprintf("%s %.2f", s.Name, s.MS))
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
-	b.Logf("takeover %d: %.2f ms after the windows lived %v; its steps (ms): %s; %d runs reaped; load %s",
-		i, float64(took.Microseconds())/1000, lived, strings.Join(steps, ", "), len(tk.Reaped), strings.Join(strings.Fields(string(load))[:3], " "))
+	b.Logf("%s takeover %d: %.2f ms after the windows lived %v; its steps (ms): %s; %d runs reaped; load %s",
+		what, i, msOf(took), lived, strings.Join(steps, ", "), len(tk.Reaped), strings.Join(strings.Fields(string(load))[:3], " "))
 }
 
 // startHeadless starts `bin --headless` on home and returns its pid and a kill -9.
@@ -241,22 +374,18 @@ func seedEvery(b testing.TB, home string, d time.Duration) {
 //	BATON_TAKEOVER_LIVED=1m go test -tags batontest -run '^$' -bench KillWindowToLockFree -benchtime 10x -timeout 2h ./ui/
 func BenchmarkKillWindowToLockFree(b *testing.B) {
 	needX(b)
-	lived, err := time.ParseDuration(cmp.Or(os.Getenv("BATON_TAKEOVER_LIVED"), "0s"))
-	if err != nil {
-		b.Fatalf("BATON_TAKEOVER_LIVED: %v", err)
-	}
+	lived := takeoverLived(b)
 	display := startXvfb(b)
 	bin := buildApp(b)
+	var err error
 	kinds := []string{"desktop", "desktop-mesa-cache", "headless"}
 	took := map[string][]time.Duration{}
 	var samples []string
 	b.StopTimer()
 	for i := 0; i < b.N; i++ {
 		type writer struct {
+			window
 			kind, home string
-			pid        int
-			kill       func()
-			gone       <-chan struct{}
 		}
 		var ws []writer
 		for _, kind := range kinds {
@@ -272,12 +401,7 @@ func BenchmarkKillWindowToLockFree(b *testing.B) {
 			if kind == "desktop-mesa-cache" {
 				env = append(env, "MESA_SHADER_CACHE_DISABLE=false")
 			}
-			if kind != "headless" {
-				a, _ := startApp(b, bin, w.home, display, env)
-				w.pid, w.kill, w.gone = a.pid(), func() { _ = a.cmd.Process.Kill() }, a.done
-			} else {
-				w.pid, w.kill, w.gone = startHeadless(b, bin, w.home, env)
-			}
+			w.window = startWindow(b, strings.TrimSuffix(kind, "-mesa-cache"), bin, w.home, display, env)
 			waitDoc(b, w.home, "the window to be the writer", func(d *store.Doc) bool { return d.Writer != nil && d.Writer.PID == w.pid })
 			ws = append(ws, w)
 		}

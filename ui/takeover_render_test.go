@@ -3,6 +3,8 @@
 package ui
 
 import (
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,26 +90,76 @@ func runPosted(q *uiQueue) {
 	}
 }
 
+// nextPosted waits for the next function posted to the UI goroutine.
+func nextPosted(t *testing.T, q *uiQueue, what string) func() {
+	t.Helper()
+	select {
+	case fn := <-q.ch:
+		return fn
+	case <-time.After(15 * time.Second):
+		t.Fatalf("nothing posted to the UI goroutine: want %s", what)
+		return nil
+	}
+}
+
+// waitBlocked waits until a goroutine is blocked in function fn (its stack says so); it
+// fails if done is closed first: the goroutine that was to block there returned.
+func waitBlocked(t *testing.T, fn string, done <-chan struct{}) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	buf := make([]byte, 1<<20)
+	for {
+		select {
+		case <-done:
+			t.Fatalf("%s returned: want it blocked", fn)
+		default:
+		}
+		for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if strings.Contains(g, "[select") || strings.Contains(g, "[chan receive") {
+				if strings.Contains(g, fn+"(") {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no goroutine blocked in %s after 15 s", fn)
+		}
+		runtime.Gosched()
+	}
+}
+
 // A fast takeover is not drawn while it runs: between the role event "promoting" (with the
 // snapshot the re-read publishes) and "writer", the window neither says "Taking over…"
 // nor applies a snapshot (which would refresh the lists, the run pane and the pictures),
-// so the survivor's process draws nothing while it re-reads and saves (issue 22, bug 9).
+// and its UI goroutine, which Fyne's run loop draws on, is parked: a window the dead
+// writer's window covered is drawn again (its Expose) only once the takeover ended, so the
+// survivor's process draws nothing while it re-reads and saves (issue 22, bug 9).
 func TestFastTakeoverIsNotDrawnWhileItRuns(t *testing.T) {
 	c, m, q, offers := stageReader(t, time.Hour) // "Taking over…" would wait an hour
 	before, label := m.doc, m.Role.Label.Text
+	runPosted(q) // what the reader's start left
 	c.move(host.RolePromoting, nil, host.Event{Kind: host.EventRole, Role: host.RolePromoting})
 	<-offers
+	park := nextPosted(t, q, "the UI goroutine's park as the takeover began")
+	parked := make(chan struct{})
+	go func() { park(); close(parked) }() // the UI goroutine, now in the park
 	reread := *c.Snapshot()
 	reread.Generation++
 	c.move(host.RolePromoting, &reread, host.Event{Kind: host.EventChanged, Generation: reread.Generation})
 	<-offers
-	runPosted(q) // what the takeover's events asked the UI goroutine to do
+	waitBlocked(t, "ui.(*Main).parkUntil", parked)
+	runPosted(q) // anything else the takeover's events asked the UI goroutine to do
 	if m.doc != before || m.Role.Label.Text != label {
 		t.Fatalf("while the takeover ran the window drew: role bar %q (was %q), snapshot applied: %v",
 			m.Role.Label.Text, label, m.doc != before)
 	}
 	c.move(host.RoleWriter, nil, host.Event{Kind: host.EventRole, Role: host.RoleWriter})
 	<-offers
+	select {
+	case <-parked:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the UI goroutine was still parked 15 s after the takeover ended")
+	}
 	q.waitFor(t, "the writer's role bar", roleIs(m, "Writer"))
 	if m.doc.Generation != reread.Generation {
 		t.Errorf("after the takeover the window shows generation %d, want the re-read's %d", m.doc.Generation, reread.Generation)

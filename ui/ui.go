@@ -287,6 +287,9 @@ type pending struct {
 	// PromotingShowAfter and shows "Taking over…" if the takeover still runs then.
 	hold  *time.Timer
 	shown bool // the promoting state was shown (hold fired during this takeover)
+	// park is closed when the hold ends; until then the UI goroutine waits on it, so
+	// Fyne's run loop draws nothing, not even the window a dead writer's window uncovered.
+	park chan struct{}
 }
 
 // PromotingShowAfter is how long a takeover runs before the window says "Taking over…".
@@ -297,6 +300,11 @@ type pending struct {
 // software renderer) on the same two cores exactly while the takeover re-read and saved.
 // A takeover takes milliseconds; a transient state shown only if it lasts is the usual
 // UX delay, so a fast takeover never flashes it, and a slow one still says so.
+//
+// For as long, the UI goroutine is parked (pending.park): when the dead writer's window
+// covered this one, the X server asks this one to draw again (Expose) the moment the dead
+// one's connection closes, which is the moment state.lock is free, and the redraw (about
+// 10 ms of Mesa's llvmpipe on two threads) ran beside the takeover's re-read and save.
 const PromotingShowAfter = 150 * time.Millisecond
 
 // offer takes a snapshot of the core with the events that led to it and queues an apply
@@ -310,37 +318,62 @@ func (m *Main) offer(evs []host.Event) {
 	}
 	p.st, p.tk = st, tk
 	p.evs = append(p.evs, evs...)
-	queue := m.holdWhilePromoting(st.Role) && !p.queued
+	hold, park := m.holdWhilePromoting(st.Role)
+	queue := !hold && !p.queued
 	if queue {
 		p.queued = true
 	}
 	p.mu.Unlock()
+	if park != nil {
+		m.post(func() { m.parkUntil(park) })
+	}
 	if queue {
 		m.post(m.applyPending)
 	}
 	offered()
 }
 
-// holdWhilePromoting reports whether an apply may be queued for a snapshot with role:
-// not while the core is promoting, until the takeover has run for PromotingShowAfter.
+// parkUntil blocks the UI goroutine until park is closed (the hold ended) or the window
+// stopped. UI goroutine.
+func (m *Main) parkUntil(park <-chan struct{}) {
+	select {
+	case <-park:
+	case <-m.stop:
+	}
+}
+
+// unpark ends the UI goroutine's park, if any. Called with the pending lock held.
+func (p *pending) unpark() {
+	if p.park != nil {
+		close(p.park)
+		p.park = nil
+	}
+}
+
+// holdWhilePromoting reports whether applies are held for a snapshot with role: while
+// the core is promoting, until the takeover has run for PromotingShowAfter. As a hold
+// begins it returns the park the UI goroutine is to wait on meanwhile.
 // Called with the pending lock held.
-func (m *Main) holdWhilePromoting(role host.Role) bool {
+func (m *Main) holdWhilePromoting(role host.Role) (hold bool, park chan struct{}) {
 	p := &m.pend
 	if role != host.RolePromoting {
 		if p.hold != nil {
 			p.hold.Stop()
 			p.hold = nil
 		}
+		p.unpark()
 		p.shown = false
-		return true
+		return false, nil
 	}
 	if p.shown {
-		return true
+		return false, nil
 	}
 	if p.hold == nil {
+		p.park = make(chan struct{})
 		p.hold = time.AfterFunc(promotingDelay(), m.showPromoting)
+		return true, p.park
 	}
-	return false
+	return true, nil
 }
 
 // showPromoting queues the apply held since the takeover began, if it still runs.
@@ -349,10 +382,12 @@ func (m *Main) showPromoting() {
 	p := &m.pend
 	p.mu.Lock()
 	if p.hold == nil || p.st.Role != host.RolePromoting { // the takeover ended meanwhile
+		p.unpark()
 		p.mu.Unlock()
 		return
 	}
 	p.hold, p.shown = nil, true
+	p.unpark()
 	queue := !p.queued
 	p.queued = true
 	p.mu.Unlock()
