@@ -107,7 +107,7 @@ func (s *Intents) StartRun(ctx context.Context, name, task string) (store.Run, u
 	var started []string
 	var err error
 	if t := w.currentTerm(); t != nil {
-		d, started, err = t.engine.KickWith(update, enqueue) // queued and claimed in one save
+		d, started, err = t.executor().KickWith(update, enqueue) // queued and claimed in one save
 	} else {
 		d, err = update(enqueue) // refused, naming the writer
 	}
@@ -159,7 +159,7 @@ func (s *Intents) CancelRun(ctx context.Context, id string) (uint64, error) {
 	defer w.Unsubscribe(sub)
 	// A run claimed in the same commit may not be registered with the engine yet; its
 	// executor then sees cancel_requested at its first save and stops it.
-	if t == nil || (!t.engine.Cancel(id, workflow.RequestedCancel) && !ours) {
+	if t == nil || (!t.executor().Cancel(id, workflow.RequestedCancel) && !ours) {
 		return gen(d), fmt.Errorf("%w: run %s is not executed by this window", workflow.ErrConflict, id)
 	}
 	// Wait until the executor recorded it (its run event), or the term ended.

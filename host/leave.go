@@ -206,11 +206,17 @@ func (x *windowExit) keepLastGood() { _ = x.w.st.SaveLastGood() }
 
 func (x *windowExit) stopRuns(t *Term, why string) {
 	x.w.opts.Logf("stopped writing: %v", t.Err())
-	t.engine.Stop(why)
+	// No executor yet: the term ended before its takeover started one, so it started no
+	// run (runs start only once it writes, step 7, which an ended term never reaches).
+	if eng := t.executor(); eng != nil {
+		eng.Stop(why)
+	}
 }
 
 func (x *windowExit) detachRuns(t *Term) {
-	t.engine.Detach()
+	if eng := t.executor(); eng != nil {
+		eng.Detach()
+	}
 	handOverHook(x.w) // a test hook (hooks_on.go), just before the identity retires
 }
 

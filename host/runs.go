@@ -43,7 +43,7 @@ func (w *Core) Settle(ctx context.Context, waiting func(going []string)) (interr
 		if len(going) == 0 {
 			// Kick is serialised with the engine's own kicks: once it starts nothing, a run
 			// started by another kick is in the document already.
-			ids, err := t.engine.Kick()
+			ids, err := t.executor().Kick()
 			if err != nil {
 				return false, fmt.Errorf("start queued runs: %w", err)
 			}

@@ -56,7 +56,7 @@ func (w *Core) schedulePass(t *Term) time.Time {
 // record in each schedule that a tick looked at it then (workflow.MarkTick), in the save
 // of its first pass, after that pass judged lateness by the previous tick.
 func (w *Core) schedulePassAsOf(t *Term, asOf time.Time, tick bool) time.Time {
-	eng, self := t.engine, t.self
+	eng, self := t.executor(), t.self
 	now := w.opts.Now()
 	if asOf.IsZero() {
 		asOf = now

@@ -136,7 +136,7 @@ func (w *Core) BecomeWriter() (*Term, error) {
 
 	t.startEngine()
 	if w.etcd != nil {
-		w.etcd.wireEngine(t.engine, t.ctx, etcdTerm(t.lock))
+		w.etcd.wireEngine(t.executor(), t.ctx, etcdTerm(t.lock))
 	}
 	ready := make(chan struct{})
 	if !w.opts.NoScheduler {
@@ -282,7 +282,7 @@ func (w *Core) follow(t *Term, doc *store.Doc, adopted []workflow.Orphan) {
 	for _, o := range adopted {
 		if r := doc.Run(o.Run); r != nil && r.Status == store.StatusRunning {
 			wf := doc.Workflow(r.Workflow)
-			t.engine.Adopt(r.Clone(), wf != nil && wf.OnOwnerLost == "adopt")
+			t.executor().Adopt(r.Clone(), wf != nil && wf.OnOwnerLost == "adopt")
 		}
 	}
 }

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"baton/host/forward"
 	"baton/store"
@@ -34,8 +35,8 @@ type Term struct {
 	epoch  uint64         // set by BecomeWriter before the term writes
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	engine *workflow.Engine // set by BecomeWriter (step 6)
-	wake   chan struct{}    // wakes the term's scheduler (one slot)
+	engine atomic.Pointer[workflow.Engine] // set by BecomeWriter (step 6); see executor
+	wake   chan struct{}                   // wakes the term's scheduler (one slot)
 }
 
 // termCore is what a term calls in the window that holds it (a *Core), instead of a
@@ -81,8 +82,13 @@ func (t *Term) startEngine() {
 		}
 		t.core.auditRefusedLog(r)
 	}
-	t.engine = eng
+	t.engine.Store(eng) // read by a leave of the term at any time (executor)
 }
+
+// executor returns the term's executor, or nil before its takeover made one (step 6): a
+// term may end (its etcd lease lost) while its takeover still runs. Safe from any
+// goroutine.
+func (t *Term) executor() *workflow.Engine { return t.engine.Load() }
 
 // Context returns the term's context: it is cancelled when the term ends.
 func (t *Term) Context() context.Context { return t.ctx }
@@ -217,7 +223,7 @@ func (t *Term) endedError() error {
 
 // kick starts the queued runs the lanes allow.
 func (t *Term) kick() {
-	if _, err := t.engine.Kick(); err != nil && !errors.Is(err, ErrReadOnly) {
+	if _, err := t.executor().Kick(); err != nil && !errors.Is(err, ErrReadOnly) {
 		t.opts.Logf("start queued runs: %v", err)
 	}
 }
@@ -265,7 +271,7 @@ func (t *Term) Resign(ctx context.Context, heir store.Owner) error {
 // workflows.json whole, keeps it as the previous document and says so in the audit log.
 // Close then leaves the term.
 func (t *Term) farewell() {
-	t.engine.Stop("window closed while the run was going")
+	t.executor().Stop("window closed while the run was going")
 	_, _ = t.Update(context.Background(), func(d *store.Doc) error {
 		if d.Writer != nil && d.Writer.Instance == t.Owner().Instance {
 			d.Writer = nil

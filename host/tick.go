@@ -86,7 +86,7 @@ func TickOnce(home string, opts Options, out io.Writer) int {
 // schedules as of asOf, which only starts occurrences of this pass waiting for their
 // turn (the engine usually starts them itself as a run ends) and judges overruns now.
 func (w *Core) tickPass(t *Term, asOf time.Time) error {
-	ctx, eng, self := t.ctx, t.engine, t.self
+	ctx, eng, self := t.ctx, t.executor(), t.self
 	sub := w.Subscribe()
 	defer w.Unsubscribe(sub)
 	lost := time.NewTicker(tickLostCheck)
