@@ -230,6 +230,7 @@ func localDocuments(t *testing.T, dir string) []string {
 }
 
 func TestEtcdClusterFaultsProcesses(t *testing.T) {
+	t.Parallel()
 	c := etcdtest.StartCluster(t, 3)
 	cli := etcdtest.Client(t, c.Endpoints()...)
 
