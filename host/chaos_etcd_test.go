@@ -311,6 +311,7 @@ func writerEpoch(c *child) (uint64, bool) {
 }
 
 func TestChaosEtcd(t *testing.T) {
+	t.Parallel()
 	dur, long, err := chaosDuration()
 	if err != nil {
 		t.Fatalf("BATON_CHAOS: %v", err)
@@ -1028,6 +1029,7 @@ func (e *etcdChaos) etcdSummary(dur time.Duration) string {
 // linearizability check must say so. (Without the hook the same probes are made by every
 // cut of TestChaosEtcd, which must come out clean.)
 func TestChaosEtcdCatchesUnsavedAck(t *testing.T) {
+	t.Parallel()
 	e := newEtcdChaos(t, time.Now().UnixNano(), 2, "BATON_TEST_ACK_UNSAVED=1")
 	e.quickCut = true
 	e.drive(func() {
