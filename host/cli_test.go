@@ -61,11 +61,14 @@ func cliAsync(home string, out *lockedBuf, args ...string) <-chan cliOut {
 
 // cliStart starts the command args (args[0] is its name) as a child process; its exit
 // code (-1 if it could not start or was killed) and output come on the channel.
-func cliStart(out *lockedBuf, args []string) <-chan cliOut {
+func cliStart(out *lockedBuf, args []string) <-chan cliOut { return cliStartEnv(out, nil, args) }
+
+// cliStartEnv is cliStart with env (KEY=value) added to the child's environment.
+func cliStartEnv(out *lockedBuf, env, args []string) <-chan cliOut {
 	done := make(chan cliOut, 1)
 	b, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "BATON_TEST_CHILD=cli", "BATON_TEST_CLI_ARGS="+string(b))
+	cmd.Env = append(append(os.Environ(), env...), "BATON_TEST_CHILD=cli", "BATON_TEST_CLI_ARGS="+string(b))
 	var errb lockedBuf
 	cmd.Stdout, cmd.Stderr = out, &errb
 	go func() {
