@@ -182,7 +182,6 @@ func TestEtcdHomeProcesses(t *testing.T) {
 	// by its instance lock and revokes its lease, so it takes over long before the lease
 	// (30 s) could have expired by itself.
 	t.Run("SameMachineKill9", func(t *testing.T) {
-		t.Parallel()
 		const lease = 30 * time.Second
 		v := newEtcdView(t, cli, "same")
 		m := newEtcdMachine(t, c, "m1")
@@ -224,7 +223,6 @@ func TestEtcdHomeProcesses(t *testing.T) {
 	// death and waits for the lease: while the dead writer's lease is still granted it is
 	// a reader, each time it is asked; then it takes over.
 	t.Run("OtherMachineKill9WaitsForLease", func(t *testing.T) {
-		t.Parallel()
 		const lease = 2 * time.Second
 		v := newEtcdView(t, cli, "other")
 		ma, mb := newEtcdMachine(t, c, "ma"), newEtcdMachine(t, c, "mb")
@@ -267,7 +265,6 @@ func TestEtcdHomeProcesses(t *testing.T) {
 	// sent to the stopped writer is read by it the moment it continues (SIGCONT), and is
 	// refused: nothing of it reaches etcd, then or later.
 	t.Run("StoppedWriterNeverWritesAgain", func(t *testing.T) {
-		t.Parallel()
 		const lease = 2 * time.Second
 		v := newEtcdView(t, cli, "stop")
 		ma, mb := newEtcdMachine(t, c, "ma"), newEtcdMachine(t, c, "mb")
@@ -317,7 +314,6 @@ func TestEtcdHomeProcesses(t *testing.T) {
 	// other machine takes over after the lease; after Join the old writer's first write is
 	// refused and nothing of it reaches etcd.
 	t.Run("CutOffWriter", func(t *testing.T) {
-		t.Parallel()
 		const lease = 2 * time.Second
 		v := newEtcdView(t, cli, "cut")
 		ma, mb := newEtcdMachine(t, c, "ma"), newEtcdMachine(t, c, "mb")
