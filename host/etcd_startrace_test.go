@@ -21,7 +21,6 @@ import (
 // run for dead; the late supervisor (OpenSharedRun) is refused, so no step starts.
 // Supervisor first: the supervision sees it alive, and puts no tombstone.
 func TestEtcdStartRaceBothOrders(t *testing.T) {
-	t.Parallel()
 	c := etcdtest.StartCluster(t, 1)
 	url := "etcd://" + strings.TrimPrefix(c.Endpoints()[0], "http://") + "/race"
 	e, err := dialEtcd(url, EtcdOptions{Local: t.TempDir(), Lease: 2 * time.Second}, t.Logf)
@@ -76,7 +75,6 @@ func TestEtcdStartRaceBothOrders(t *testing.T) {
 // its tombstone: a supervisor that comes after that (its start delayed past the lease)
 // is refused, so no late attempt runs beside a re-queued one.
 func TestEtcdFollowPutsTombstone(t *testing.T) {
-	t.Parallel()
 	c := etcdtest.StartCluster(t, 1)
 	url := "etcd://" + strings.TrimPrefix(c.Endpoints()[0], "http://") + "/follow"
 	e, err := dialEtcd(url, EtcdOptions{Local: t.TempDir(), Lease: 2 * time.Second}, t.Logf)
@@ -123,7 +121,6 @@ func TestEtcdFollowPutsTombstone(t *testing.T) {
 // it stopped being the writer) its engine's cancel of a remote run asks nothing of etcd:
 // the run goes on for the next writer. While the term lasts the cancel is put.
 func TestEtcdCancelAfterTermEnded(t *testing.T) {
-	t.Parallel()
 	c := etcdtest.StartCluster(t, 1)
 	url := "etcd://" + strings.TrimPrefix(c.Endpoints()[0], "http://") + "/cancel"
 	e, err := dialEtcd(url, EtcdOptions{Local: t.TempDir(), Lease: 2 * time.Second}, t.Logf)
@@ -170,7 +167,6 @@ func TestEtcdCancelAfterTermEnded(t *testing.T) {
 // not refused (an adopt run is not failed by a same-machine takeover within ms of its
 // claim).
 func TestEtcdStartRaceStartingSupervisor(t *testing.T) {
-	t.Parallel()
 	c := etcdtest.StartCluster(t, 1)
 	url := "etcd://" + strings.TrimPrefix(c.Endpoints()[0], "http://") + "/starting"
 	e, err := dialEtcd(url, EtcdOptions{Local: t.TempDir(), Lease: 2 * time.Second}, t.Logf)
@@ -214,7 +210,6 @@ func TestEtcdStartRaceStartingSupervisor(t *testing.T) {
 // journal in etcd cannot be folded may have ended: it is shown ended failed, so it is
 // recorded failed, never re-queued as a run that died mid-step.
 func TestEtcdFollowUnreadableJournalFails(t *testing.T) {
-	t.Parallel()
 	c := etcdtest.StartCluster(t, 1)
 	url := "etcd://" + strings.TrimPrefix(c.Endpoints()[0], "http://") + "/badjournal"
 	e, err := dialEtcd(url, EtcdOptions{Local: t.TempDir(), Lease: 2 * time.Second}, t.Logf)
