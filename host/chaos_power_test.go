@@ -33,6 +33,7 @@ import (
 //	BATON_CHAOS_POWER=long go test -tags batontest ./host -run TestChaosPowerCuts -timeout 0 -v   10 minutes
 //	BATON_CHAOS_POWER=30m ...                                 any duration
 func TestChaosPowerCuts(t *testing.T) {
+	// Not parallel: the chaos's minimum work was measured with it alone beside busy loops.
 	dur, long := 5*time.Second, false
 	switch v := os.Getenv("BATON_CHAOS_POWER"); v {
 	case "", "short":

@@ -233,6 +233,7 @@ func (h *chaos) violate(format string, a ...any) {
 }
 
 func TestChaos(t *testing.T) {
+	// Not parallel: the chaos's minimum work was measured with it alone beside busy loops.
 	dur, long, err := chaosDuration()
 	if err != nil {
 		t.Fatalf("BATON_CHAOS: %v", err)
@@ -2008,6 +2009,7 @@ func (h *chaos) kill(w *chaosWin) {
 // R's watch is held from the moment it is stopped until it writes, so its copy is stale
 // at its takeover every time; the control shows the re-read alone makes it right.
 func TestChaosCatchesSkippedReread(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		skip bool

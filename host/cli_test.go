@@ -61,11 +61,14 @@ func cliAsync(home string, out *lockedBuf, args ...string) <-chan cliOut {
 
 // cliStart starts the command args (args[0] is its name) as a child process; its exit
 // code (-1 if it could not start or was killed) and output come on the channel.
-func cliStart(out *lockedBuf, args []string) <-chan cliOut {
+func cliStart(out *lockedBuf, args []string) <-chan cliOut { return cliStartEnv(out, nil, args) }
+
+// cliStartEnv is cliStart with env (KEY=value) added to the child's environment.
+func cliStartEnv(out *lockedBuf, env, args []string) <-chan cliOut {
 	done := make(chan cliOut, 1)
 	b, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "BATON_TEST_CHILD=cli", "BATON_TEST_CLI_ARGS="+string(b))
+	cmd.Env = append(append(os.Environ(), env...), "BATON_TEST_CHILD=cli", "BATON_TEST_CLI_ARGS="+string(b))
 	var errb lockedBuf
 	cmd.Stdout, cmd.Stderr = out, &errb
 	go func() {
@@ -180,6 +183,7 @@ func openGate(p string) <-chan struct{} {
 // TestCLIUsage: bad arguments get the command's usage line on stderr and exit 2; --help
 // exits 0.
 func TestCLIUsage(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for _, args := range [][]string{
 		{"run"}, {"run", "a", "b"}, {"run", "hello", "--bogus"}, {"logs"}, {"cancel"},
@@ -200,6 +204,7 @@ func TestCLIUsage(t *testing.T) {
 // run and why for a failure; an unknown workflow or run is named, exit 1; --json is one
 // JSON document.
 func TestCLIRunWaitNoWindow(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	seedWorkflows(t, home, oneStep("hello", "", "echo", "hi"), oneStep("bad", "", "sh", "-c", "echo oops; exit 3"))
 
@@ -239,6 +244,7 @@ func TestCLIRunWaitNoWindow(t *testing.T) {
 // the writer, until it ended; an "adopt" run is left going at once and recorded later
 // from its journal.
 func TestCLIRunOutlivesCommand(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	g := gate(t, t.TempDir())
 	seedWorkflows(t, home, oneStep("gated", "", "sh", "-c", "read x < "+g+"; echo passed"),
@@ -292,6 +298,7 @@ func lastRun(t *testing.T, home, name string) store.Run {
 // names none, whatever the document last recorded), `logs --follow` prints what the run
 // writes until it ends, and `cancel` is forwarded to the writer.
 func TestCLIWithWriterOpen(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	g := gate(t, t.TempDir())
 	seedWorkflows(t, home, oneStep("gated", "", "sh", "-c", "echo before; read x < "+g+"; echo after"))
@@ -340,6 +347,7 @@ func TestCLIWithWriterOpen(t *testing.T) {
 // while the run's step goes still follows the run to its end (an "adopt" run goes on
 // under its supervisor; with no writer left, its journal tells its end) and exits 0.
 func TestCLIRunWaitWriterKilled(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	g, ready := gate(t, dir), fifo(t, dir, "ready")
 	seedWorkflows(t, home, oneStep("kept", "adopt", "sh", "-c", "echo > "+ready+"; read x < "+g+"; echo done"))
@@ -370,6 +378,7 @@ func TestCLIRunWaitWriterKilled(t *testing.T) {
 // window opened meanwhile asks to write: that window adopts the run (whatever its
 // workflow's policy: nobody died) and records its end.
 func TestCLIRunHandsOver(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	g := gate(t, t.TempDir())
 	seedWorkflows(t, home, oneStep("gated", "", "sh", "-c", "read x < "+g+"; echo passed"))

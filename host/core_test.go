@@ -186,6 +186,7 @@ func TestLockFileReplacedStopsWriting(t *testing.T) {
 // their journals, or by reaping them with evidence) and the lane is free again, although
 // the old window is still alive.
 func TestLockLostRunsAreReapedNotWedged(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	a := openStarted(t, home)
 	if _, err := a.Intents().AddWorkflow(context.Background(), store.Workflow{Name: "slow", MaxConcurrent: 1, Steps: []store.Step{{Argv: []string{"sleep", "30"}}}}); err != nil {
@@ -249,6 +250,7 @@ func TestLockLostRunsAreReapedNotWedged(t *testing.T) {
 // TestFailedTakeoverLetsTheLockGo: a takeover that fails for any reason but an unreadable
 // file (a full disk, an I/O error) must not keep state.lock, or the home has no writer.
 func TestFailedTakeoverLetsTheLockGo(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	w, err := Open(home, Options{})
 	if err != nil {
@@ -390,6 +392,7 @@ func TestOpenDuringInstanceCleaning(t *testing.T) {
 // A save's temp file whose creator lives is left by the writer; once that creator dies
 // the writer removes it (its housekeeping looks again), and the live file is untouched.
 func TestWriterRemovesTempOnceCreatorDies(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	w := startChild(t, home)
 	if w.initialRole() != "writer" {

@@ -229,6 +229,8 @@ func localDocuments(t *testing.T, dir string) []string {
 	return found
 }
 
+// Not parallel (nor are the other etcd process tests): with 2 s leases they run alone,
+// as beside parallel tests on a loaded machine they lost what they observe.
 func TestEtcdClusterFaultsProcesses(t *testing.T) {
 	c := etcdtest.StartCluster(t, 3)
 	cli := etcdtest.Client(t, c.Endpoints()...)

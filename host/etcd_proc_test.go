@@ -173,6 +173,8 @@ func readerWhileLeaseLives(t *testing.T, v *etcdView, b *child, id etcdhome.Iden
 	return observed
 }
 
+// Not parallel (nor are the other etcd process tests): with 2 s leases they run alone,
+// as beside parallel tests on a loaded machine they lost what they observe.
 func TestEtcdHomeProcesses(t *testing.T) {
 	c := etcdtest.StartCluster(t, 3)
 	cli := etcdtest.Client(t, c.Endpoints()...)

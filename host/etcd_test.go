@@ -37,6 +37,7 @@ func TestEtcdEvidenceLocalProof(t *testing.T) {
 // The options of an etcd home are checked before anything is dialled: a lease under 2 s
 // and --local on a folder home are refused, saying why.
 func TestEtcdOptionsRefused(t *testing.T) {
+	t.Parallel()
 	_, err := Open("etcd://127.0.0.1:1/p", Options{Etcd: EtcdOptions{Lease: time.Second, Local: t.TempDir()}})
 	if err == nil || !strings.Contains(err.Error(), "--lease 1s is too short") {
 		t.Fatalf("lease 1s: %v", err)

@@ -56,6 +56,7 @@ func noDuplicateApplied(t *testing.T, home string) {
 // by the writer (its owner), the reply names the writer, and no file is left; without
 // forward the reader refuses as before.
 func TestForwardedStartRunRunsOnceInWriter(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	a := startChild(t, home)
 	if a.initialRole() != "writer" {
@@ -91,6 +92,7 @@ func TestForwardedStartRunRunsOnceInWriter(t *testing.T) {
 // TestForwardedCancelRun: a reader's cancel_run with forward stops the writer's run; the
 // reply comes once the writer recorded it cancelled.
 func TestForwardedCancelRun(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	a := startChild(t, home)
 	if a.initialRole() != "writer" {
@@ -121,6 +123,7 @@ func TestForwardedCancelRun(t *testing.T) {
 // start_run, before and after it answered; the survivor finds the request claimed by a
 // dead window and answers it from workflows.json: one run, the one in the reply.
 func TestForwardedOnceWhenWriterDies(t *testing.T) {
+	t.Parallel()
 	for _, fp := range []string{"forward.after-apply", "forward.after-reply"} {
 		t.Run(fp, func(t *testing.T) {
 			home := t.TempDir()
@@ -152,6 +155,7 @@ func TestForwardedOnceWhenWriterDies(t *testing.T) {
 // the writer is killed -9 in the middle. Every acknowledged request has exactly its run,
 // none has two, and the unacknowledged ones at most one.
 func TestForward50WithWriterKilled(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	a := startChild(t, home)
 	if a.initialRole() != "writer" {
@@ -221,6 +225,7 @@ func TestForward50WithWriterKilled(t *testing.T) {
 // conflict after ForwardTimeout and withdrawn; the thawed writer serves the next request
 // and never applies the withdrawn one.
 func TestForwardTimeoutNeverApplied(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	a := startChild(t, home)
 	if a.initialRole() != "writer" {
@@ -260,6 +265,7 @@ func TestForwardTimeoutNeverApplied(t *testing.T) {
 // window is proven dead; a next writer sweeps replies and withdrawn requests of dead
 // windows.
 func TestForwardRequesterKilledLeavesNothing(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	a := startChild(t, home)
 	if a.initialRole() != "writer" {
@@ -325,6 +331,7 @@ func freeze(t *testing.T, c *child) {
 // the command line does not): the requester still gets the answer, from "applied" in
 // workflows.json, instead of "may still be applied".
 func TestForwardAnsweredFromTheDocument(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	a := startChild(t, home, withEnv("BATON_FAILPOINTS=forward.after-apply"))
 	if a.initialRole() != "writer" {

@@ -47,6 +47,7 @@ func fdWaitRun(t *testing.T, c *child, id, what string, cond func(store.Run) boo
 // is written once space returns; nothing acknowledged is lost; and once space is freed
 // the home works again.
 func TestFullDiskIsSaidOutLoud(t *testing.T) {
+	t.Parallel()
 	dir := tmpfs.Mount(t, 24<<20)
 	home := filepath.Join(dir, "home")
 	a := startChild(t, home)

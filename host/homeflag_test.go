@@ -12,6 +12,7 @@ import (
 // an empty folder becomes one; a command never makes a home; an empty --home is a usage
 // error, not the default home.
 func TestHomeFlagSanity(t *testing.T) {
+	t.Parallel()
 	for _, sys := range []string{"/", "/dev", "/proc", "/sys", "/dev/../"} {
 		if _, err := Open(sys, Options{}); !errors.Is(err, ErrNotHome) {
 			t.Errorf("Open(%q): %v, want ErrNotHome", sys, err)

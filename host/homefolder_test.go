@@ -14,6 +14,7 @@ import (
 // (store/storetest/contract): the document through store.New, the writer lock through
 // folderLock, a holder killed with SIGKILL being a real headless window.
 func TestFolderHomeContract(t *testing.T) {
+	t.Parallel()
 	contract.Run(t, func(t *testing.T) contract.Home {
 		home := t.TempDir()
 		lockPath := filepath.Join(home, LockName)

@@ -245,6 +245,7 @@ func TestHostileWorkflowsFile(t *testing.T) {
 // document itself, now gone). An entry readable by others has that access taken away
 // at once, audited, and the window writes.
 func TestHomeRefusesUnsafeEntries(t *testing.T) {
+	t.Parallel()
 	outside := filepath.Join(t.TempDir(), "target")
 	if err := os.WriteFile(outside, []byte("precious"), 0o600); err != nil {
 		t.Fatal(err)

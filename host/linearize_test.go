@@ -700,6 +700,7 @@ func TestCheckViews(t *testing.T) {
 // TestLinChunks: a long history checked in pieces gives the verdict of the whole, the
 // state carried across each cut included.
 func TestLinChunks(t *testing.T) {
+	t.Parallel()
 	const slots = 3
 	build := func(bad int) *linHistory {
 		l := newLinHistory()

@@ -2,9 +2,12 @@ package host_test
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -34,7 +37,22 @@ func TestMain(m *testing.M) {
 	case "cli":
 		os.Exit(commandChild())
 	}
+	flag.Parse()
+	parallelByDefault()
 	os.Exit(m.Run())
+}
+
+// parallelByDefault lets four parallel tests run at once (twice the CPUs, if more) unless
+// -parallel is given. The default, GOMAXPROCS, suits tests that compute; these mostly wait
+// on their child processes, leases and clocks (the package uses about a quarter of two
+// CPUs with two at a time), so on a 2-CPU machine the default left the CPUs idle for
+// minutes. Tests that need the process to themselves are not parallel and never overlap.
+func parallelByDefault() {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(4, 2*runtime.GOMAXPROCS(0))))
+	}
 }
 
 // headlessChild serves the control channel on stdin and stdout until stdin ends, a

@@ -152,6 +152,7 @@ func securedHome(t *testing.T) (home, marks string, a *child) {
 // nothing in the home and can put nothing there; the request is never applied, neither
 // while the home is unsafe nor after the command, which makes the window the writer.
 func TestOtherUserBeforeWriter(t *testing.T) {
+	t.Parallel()
 	needRoot(t)
 	home, marks, a := securedHome(t)
 	if err := a.close(); err != nil {
@@ -238,6 +239,7 @@ func TestOtherUserBeforeWriter(t *testing.T) {
 // in a private folder), the home is written again, and each request file of the other
 // user is left in place, never applied, and audited once.
 func TestOtherUserDuringWriter(t *testing.T) {
+	t.Parallel()
 	needRoot(t)
 	home, marks, a := securedHome(t)
 	otherCannotRead(t, home)

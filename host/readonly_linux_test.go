@@ -43,6 +43,7 @@ func readOnlyView(t *testing.T, src string) string {
 // life, removed at its close), and nothing of it lands in the home. Through the read-only
 // view a reader still finds the evidence of a writer working on the writable path.
 func TestReadOnlyHomeCanBeRead(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	seedWorkflows(t, src, oneStep("hello", "fail", "sh", "-c", "echo hello from the run"))
 	if o := cliCmd(src, "run", "hello", "--wait"); o.code != 0 {
@@ -50,10 +51,14 @@ func TestReadOnlyHomeCanBeRead(t *testing.T) {
 	}
 	ro := readOnlyView(t, src)
 	runtime := t.TempDir()
-	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	xdg := "XDG_RUNTIME_DIR=" + runtime // every process from here on: commands and windows
+	runtimeCmd := func(home string, args ...string) cliOut {
+		var out lockedBuf
+		return <-cliStartEnv(&out, []string{xdg}, append(args, "--home", home))
+	}
 
 	for _, args := range [][]string{{"status"}, {"workflows"}, {"runs"}, {"logs", "r1"}, {"status", "--json"}} {
-		o := cliCmd(ro, args...)
+		o := runtimeCmd(ro, args...)
 		if o.code != 0 {
 			t.Fatalf("%v on a read-only home: exit %d, %s %s", args, o.code, o.stdout, o.stderr)
 		}
@@ -64,12 +69,12 @@ func TestReadOnlyHomeCanBeRead(t *testing.T) {
 	}
 
 	for _, args := range [][]string{{"run", "hello"}, {"cancel", "r1"}} {
-		if o := cliCmd(ro, args...); o.code != 1 || !strings.Contains(o.stderr, "read-only file system") {
+		if o := runtimeCmd(ro, args...); o.code != 1 || !strings.Contains(o.stderr, "read-only file system") {
 			t.Errorf("%v on a read-only home: exit %d, %q; want 1 saying the file system is read-only", args, o.code, o.stderr)
 		}
 	}
 
-	rd := startChild(t, ro, withEnv("XDG_RUNTIME_DIR="+runtime))
+	rd := startChild(t, ro, withEnv(xdg))
 	if role := rd.initialRole(); role != "reader" {
 		t.Fatalf("window on a read-only home: role %s", role)
 	}
@@ -100,7 +105,7 @@ func TestReadOnlyHomeCanBeRead(t *testing.T) {
 
 	// A writer on the writable path: the read-only window follows its saves, and a
 	// command through the read-only view finds it alive by its instance lock.
-	wr := startChild(t, src)
+	wr := startChild(t, src, withEnv(xdg))
 	if role := wr.initialRole(); role != "writer" {
 		t.Fatalf("writer: %s", role)
 	}
@@ -110,11 +115,11 @@ func TestReadOnlyHomeCanBeRead(t *testing.T) {
 	if names := rd.snapshot().names(); !contains(names, "added") {
 		t.Fatalf("the read-only window did not follow the writer: %v", names)
 	}
-	if o := cliCmd(ro, "status", "--json"); !strings.Contains(o.stdout, `"pid": `+strconv.Itoa(wr.pid)) {
+	if o := runtimeCmd(ro, "status", "--json"); !strings.Contains(o.stdout, `"pid": `+strconv.Itoa(wr.pid)) {
 		t.Fatalf("status through the read-only view does not find the live writer %d: %s", wr.pid, o.stdout)
 	}
 	wr.kill9()
-	if o := cliCmd(ro, "status", "--json"); !strings.Contains(o.stdout, `"writer": null`) {
+	if o := runtimeCmd(ro, "status", "--json"); !strings.Contains(o.stdout, `"writer": null`) {
 		t.Fatalf("status through the read-only view after the writer died: %s", o.stdout)
 	}
 

@@ -150,6 +150,7 @@ wait`
 // step's own flock guard proves it). Either way the killed occurrence's processes are dead
 // by the time the survivor reports writer.
 func TestStepAtMostOnceAcrossTakeover(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		onLost string
 		starts int
@@ -226,6 +227,7 @@ func TestStepAtMostOnceAcrossTakeover(t *testing.T) {
 // the run's process group nor its session; after the owner window is killed with SIGKILL,
 // the takeover finds it by its BATON_RUN_ID marker and kills it.
 func TestTakeoverKillsStepThatLeftItsGroup(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	a := startChild(t, home)
 	if a.initialRole() != "writer" {
@@ -284,6 +286,7 @@ func TestTakeoverKillsStepThatLeftItsGroup(t *testing.T) {
 //     inherited it). A dying owner counts as dead.
 //   - live: the owner is this test process. Its run is left alone.
 func TestTakeoverOwnerEvidence(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	inst := filepath.Join(home, InstancesDir)
 	if err := os.MkdirAll(inst, 0o700); err != nil {

@@ -14,6 +14,7 @@ import (
 // archived, are found under the new name and none under the old; its schedule follows;
 // the audit log records it; a name taken is refused and changes nothing.
 func TestRenameWorkflowHistoryFollows(t *testing.T) {
+	t.Parallel()
 	w := openStarted(t, t.TempDir())
 	waitRole(t, w, RoleWriter)
 	in, ctx := w.Intents(), context.Background()

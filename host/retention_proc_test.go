@@ -100,6 +100,7 @@ func scanHistory(t *testing.T, c *child) map[string]bool {
 // of each earlier month: it was kept when its file was compacted, and its record waits in
 // that file, rewritten less than a day ago, for the next day's compaction.
 func TestRetentionPassWhileAReaderReadsHistory(t *testing.T) {
+	t.Parallel()
 	w, tm := retentionHome(t)
 	home := w.Home()
 	ctx := context.Background()

@@ -258,28 +258,68 @@ func TestZonePrefixMovedIntoTZOrRefused(t *testing.T) {
 
 // TestTZChangeRunsNothingAtOnce is bug 5: a daily schedule whose time in its new zone
 // passed a moment ago (since it was created) does not run when only its tz changes: an
-// edit never creates a missed occurrence. The test waits for a whole minute to pass (the
-// expression's unit).
+// edit never creates a missed occurrence. The window's clock (BATON_TEST_NOW, testClock)
+// starts six seconds before a whole minute (the expression's unit), so that minute passes
+// within seconds rather than up to a minute.
 func TestTZChangeRunsNothingAtOnce(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	a := startChild(t, home)
+	base := time.Now().UTC().Truncate(time.Minute).Add(48*time.Hour - 6*time.Second)
+	a := startChild(t, home, withEnv("BATON_TEST_NOW="+base.Format(time.RFC3339Nano)))
 	a.initialRole()
-	heartbeat(t, a)
+	clock := childClock(t, a, home)
 	a.ok(addWF("w", 1, "fail"))
-	target := time.Now().UTC().Truncate(time.Minute).Add(time.Minute)
-	expr := fmt.Sprintf("%d %d * * *", target.Minute(), target.Hour())
-	// In Tokyo that reading is nine hours away from now: nothing is due there soon.
-	id := a.ok(map[string]any{"op": "add_schedule", "schedule": map[string]any{"workflow": "w", "cron": expr, "tz": "Asia/Tokyo", "catch_up": "latest"}})["schedule"].(string)
-	sleepUntil(target.Add(1500 * time.Millisecond)) // now its time in UTC has just passed
+	var id string
+	var target time.Time
+	for {
+		_, hi := clock()
+		target = hi.Truncate(time.Minute).Add(time.Minute)
+		expr := fmt.Sprintf("%d %d * * *", target.Minute(), target.Hour())
+		// In Tokyo that reading is nine hours away from now: nothing is due there soon.
+		id = a.ok(map[string]any{"op": "add_schedule", "schedule": map[string]any{"workflow": "w", "cron": expr, "tz": "Asia/Tokyo", "catch_up": "latest"}})["schedule"].(string)
+		created := readDisk(t, home).Schedule(id).Created
+		if created.Before(target) {
+			break
+		}
+		// A loaded machine took past the minute: that schedule proves nothing.
+		t.Logf("schedule %s was created at %s, not before %s: again for the next minute", id, created, target)
+	}
+	for lo, _ := clock(); lo.Before(target.Add(1500 * time.Millisecond)); lo, _ = clock() {
+		time.Sleep(target.Add(1500 * time.Millisecond).Sub(lo)) // now its time in UTC has just passed, by the window's clock
+	}
 	a.ok(map[string]any{"op": "update_schedule", "schedule": id, "set": map[string]any{"tz": "UTC"}})
-	passAfter(t, a, home, time.Now().Add(time.Second))
+	_, hi := clock()
+	passAfter(t, a, home, hi.Add(time.Second))
 	if rs := runsOfSchedule(t, home, id); len(rs) > 0 {
 		t.Fatalf("changing only tz ran occurrence %s at once", rs[0].Due)
 	}
 	s := scheduleOf(t, a, id)
 	if due, _ := time.Parse(time.RFC3339, fmt.Sprint(s["next_due"])); !due.Equal(target.Add(24 * time.Hour)) {
 		t.Fatalf("next_due %v, want %s (tomorrow at the time it names)", s["next_due"], target.Add(24*time.Hour))
+	}
+}
+
+// childClock starts the heartbeat (see heartbeat) and returns the bounds of c's clock
+// (Options.Now, which BATON_TEST_NOW may set) at the moment it is called: the heartbeat
+// schedule's creation time is a reading of that clock taken while the test waited for
+// the reply, and the clock runs at the real pace.
+func childClock(t *testing.T, c *child, home string) func() (lo, hi time.Time) {
+	t.Helper()
+	sent := time.Now()
+	heartbeat(t, c)
+	answered := time.Now()
+	var created time.Time
+	for _, s := range readDisk(t, home).Schedules {
+		if s.Workflow == "hb" {
+			created = s.Created
+		}
+	}
+	if created.IsZero() {
+		t.Fatal("no heartbeat schedule on disk")
+	}
+	return func() (lo, hi time.Time) {
+		now := time.Now()
+		return created.Add(now.Sub(answered)), created.Add(now.Sub(sent))
 	}
 }
 

@@ -220,6 +220,7 @@ func TestTickOnceAlone(t *testing.T) {
 }
 
 func TestTickOnceAgainstLiveWriter(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	a := startChild(t, home)
 	a.initialRole()

@@ -15,6 +15,7 @@ import (
 // An idle scheduling pass saves nothing and leaves the document as it is (it tries on a
 // copy of the schedules and runs first); a pass that finds an occurrence due saves it.
 func TestIdleSchedulePassSavesNothing(t *testing.T) {
+	t.Parallel()
 	var clock atomic.Int64
 	clock.Store(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).UnixNano())
 	w := schedulerWindow(t, Options{NoScheduler: true, Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
@@ -58,6 +59,7 @@ func TestIdleSchedulePassSavesNothing(t *testing.T) {
 // never writes into the document in memory, even when it marks a run past its
 // max_runtime.
 func TestSchedulePassLeavesTheSnapshotAlone(t *testing.T) {
+	t.Parallel()
 	w, clock := sleepingWorkflowWindow(t, "slow")
 	ctx := context.Background()
 	if _, err := Call(ctx, w, &Request{Op: "add_schedule", Schedule: json.RawMessage(`{"workflow":"slow","every":"1h","max_runtime":"1m","catch_up":"none"}`)}); err != nil {
@@ -138,6 +140,7 @@ func BenchmarkIdleSchedulePass(b *testing.B) {
 // tried first on a copy leaves the document in memory alone (it shared the queued run,
 // the change then looked like no change, and the disk kept the run queued).
 func TestReplaceOfAQueuedRunIsSaved(t *testing.T) {
+	t.Parallel()
 	w, clock := sleepingWorkflowWindow(t, "lane")
 	ctx := context.Background()
 	manual, _, err := w.Intents().StartRun(ctx, "lane", "by hand")

@@ -87,6 +87,7 @@ func waitProcGone(t *testing.T, pid int, d time.Duration, what string) {
 // TestSpareGoesWithKilledWriter: kill -9 of the writer leaves no spare: the spare exits by
 // itself when its socket's other end closes with the window.
 func TestSpareGoesWithKilledWriter(t *testing.T) {
+	t.Parallel()
 	w := startChild(t, t.TempDir())
 	w.waitWriter(10 * time.Second)
 	spare := spareOf(t, w.pid)
@@ -96,6 +97,7 @@ func TestSpareGoesWithKilledWriter(t *testing.T) {
 
 // TestSpareGoesWithClosedWindow: a writer closed gracefully leaves no spare.
 func TestSpareGoesWithClosedWindow(t *testing.T) {
+	t.Parallel()
 	w := startChild(t, t.TempDir())
 	w.waitWriter(10 * time.Second)
 	spare := spareOf(t, w.pid)
@@ -108,6 +110,7 @@ func TestSpareGoesWithClosedWindow(t *testing.T) {
 // TestSpareGoesWithHandOver: a writer that hands over and stays open as a reader has
 // stopped its spare (while it lives: no EOF helps here), and the new writer has its own.
 func TestSpareGoesWithHandOver(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	a := startChild(t, home)
 	a.waitWriter(10 * time.Second)

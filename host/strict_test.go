@@ -70,6 +70,7 @@ func TestWorkflowNamesRefuseControlCharacters(t *testing.T) {
 // A name from an older home (saved before names were checked) is printed by the command
 // line escaped, never raw: no ESC sequence or bidi override reaches the terminal.
 func TestCLIPrintsOddNamesEscaped(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	w := openStarted(t, home)
 	odd := "old\x1b[2J\u202eboom"

@@ -43,6 +43,7 @@ func eventList(e map[string]any, key string) []string {
 // survivor adopts it (listed in its writer event, not reaped), the step goes on and is
 // never started again, and the run is recorded succeeded by the survivor.
 func TestAdoptSurvivesWriterKill(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	a := startChild(t, home)
 	if a.initialRole() != "writer" {
@@ -83,6 +84,7 @@ func TestAdoptSurvivesWriterKill(t *testing.T) {
 // lives: the run is failed naming the supervisor's pid, its step processes are killed, and
 // the lane is free for the next run.
 func TestSupervisorKilledFailsRunAndFreesLane(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	a := startChild(t, home)
 	if a.initialRole() != "writer" {
@@ -122,6 +124,7 @@ func TestSupervisorKilledFailsRunAndFreesLane(t *testing.T) {
 // not cancelled); the run ends while no window is open; the next window records it
 // succeeded with exit code 0 from its journal, exactly once.
 func TestAdoptRunEndsWhileNoWindowIsOpen(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	a := startChild(t, home)
 	if a.initialRole() != "writer" {
@@ -196,6 +199,7 @@ func waitJournalEnd(t *testing.T, home, id string) {
 // is never restarted; a third window never takes the lock meant for the requester; asking
 // again as the writer is ok at once.
 func TestHandOverOnRequest(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	a := startChild(t, home)
 	if a.initialRole() != "writer" {
@@ -248,6 +252,7 @@ func TestHandOverOnRequest(t *testing.T) {
 // TestHandOverTimesOut: with the writer frozen, request_write answers conflict with the
 // reason after the hand-over timeout, and the request is withdrawn.
 func TestHandOverTimesOut(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	a := startChild(t, home)
 	if a.initialRole() != "writer" {

@@ -33,6 +33,7 @@ func waitRunEnd(t *testing.T, w *Core, id string) store.Run {
 // (to a file outside the home, or to nowhere): the run's output never goes through it:
 // the run fails saying so, the refusal is audited, and the file outside is untouched.
 func TestRunLogSymlinkRefused(t *testing.T) {
+	t.Parallel()
 	for _, target := range []string{"file", "dangling"} {
 		t.Run(target, func(t *testing.T) {
 			home, dir := t.TempDir(), t.TempDir()
@@ -108,6 +109,7 @@ func TestRunLogSymlinkRefused(t *testing.T) {
 // replaced by one to a file outside the home is refused, naming it, and nothing of the
 // file is printed.
 func TestLogsRefusesSymlink(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	seedWorkflows(t, home, oneStep("w", "fail", "echo", "own-output"))
 	if o := cliCmd(home, "run", "w", "--wait"); o.code != 0 {
@@ -139,6 +141,7 @@ func TestLogsRefusesSymlink(t *testing.T) {
 // TestSymlinkPlantedUnderWriter: a file of the home replaced by a symbolic link while a
 // window writes: nothing is written through it, and the writer steps down naming it.
 func TestSymlinkPlantedUnderWriter(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{store.AuditName, store.PrevName, store.FileName} {
 		t.Run(name, func(t *testing.T) {
 			home := t.TempDir()
@@ -185,6 +188,7 @@ func TestSymlinkPlantedUnderWriter(t *testing.T) {
 // files and another user's request and reply files are removed, this user's own are
 // kept, and nothing unsafe is left.
 func TestSafeCommandMakesHomeSafe(t *testing.T) {
+	t.Parallel()
 	needRoot(t)
 	home := filepath.Join(t.TempDir(), "it's [a] home*?")
 	w := openStarted(t, home)

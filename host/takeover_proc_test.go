@@ -74,6 +74,7 @@ func f1(t *testing.T) (disk, restart []string) {
 }
 
 func TestF1TakeoverKeepsDeadWritersRecords(t *testing.T) {
+	t.Parallel()
 	disk, restart := f1(t)
 	for _, want := range []string{"before", "after", "by-survivor"} {
 		if !contains(disk, want) {
@@ -159,6 +160,7 @@ func f1FrozenWrong(t *testing.T, ev map[string]any, run string, deadEpoch uint64
 // writer dies, takes over from the newest file: the dead writer's running run is reaped
 // by the takeover itself, the epoch rises above the dead writer's, and every record stays.
 func TestF1FrozenReaderTakeover(t *testing.T) {
+	t.Parallel()
 	for i := 0; i < 3; i++ {
 		home := t.TempDir()
 		// The first attempt holds the reader's watch: the re-read alone must make it right.
@@ -186,6 +188,7 @@ func TestF1FrozenReaderTakeover(t *testing.T) {
 // and goes wrong (a run not reaped by the takeover, an epoch not above the dead writer's).
 // So that test would notice the re-read gone.
 func TestF1FrozenReaderReverseControl(t *testing.T) {
+	t.Parallel()
 	ev, run, deadEpoch, _, b := f1Frozen(t, t.TempDir(), true, true)
 	wrong := f1FrozenWrong(t, ev, run, deadEpoch)
 	b.kill9()
@@ -235,6 +238,7 @@ func runningWithGroup(t *testing.T, c *child, id string) (pgid int) {
 }
 
 func TestF2TakeoverReapsDeadRunAndFreesLane(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	a := startChild(t, home)
 	a.initialRole()
@@ -290,6 +294,7 @@ func TestF2TakeoverReapsDeadRunAndFreesLane(t *testing.T) {
 }
 
 func TestF2RequeueRunsAgainExactlyOnce(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	a := startChild(t, home)
 	a.initialRole()
@@ -328,6 +333,7 @@ func TestF2RequeueRunsAgainExactlyOnce(t *testing.T) {
 // TestLockNotInheritedBySteps: the dead writer's orphaned step is alive, and the survivor
 // still takes over, so the step did not inherit state.lock.
 func TestLockNotInheritedBySteps(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	a := startChild(t, home)
 	a.initialRole()
@@ -359,6 +365,7 @@ func TestLockNotInheritedBySteps(t *testing.T) {
 }
 
 func TestSimultaneousStartExactlyOneWriter(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	const n = 5
 	var cs []*child
@@ -396,6 +403,7 @@ func TestSimultaneousStartExactlyOneWriter(t *testing.T) {
 }
 
 func TestChainOfThree(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	a := startChild(t, home)
 	a.initialRole()
@@ -440,6 +448,7 @@ func TestChainOfThree(t *testing.T) {
 // TestGracefulCloseRecordsRunsAndHandsOver: end of stdin and SIGTERM cancel the running
 // runs and record why; the survivor takes over and reaps nothing.
 func TestGracefulCloseRecordsRunsAndHandsOver(t *testing.T) {
+	t.Parallel()
 	closers := map[string]func(*child) error{
 		"end of stdin": (*child).close,
 		"SIGTERM": func(c *child) error {
@@ -489,6 +498,7 @@ func TestGracefulCloseRecordsRunsAndHandsOver(t *testing.T) {
 }
 
 func TestHistoryOpPagesLiveRuns(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	a := startChild(t, home)
 	a.initialRole()

@@ -31,23 +31,45 @@ func TestEndedTermWritesNoSideFile(t *testing.T) {
 			t.Fatal("the window did not become the writer again")
 		}
 	}
+	readPrev := func() (uint64, error) {
+		b, err := os.ReadFile(filepath.Join(home, store.PrevName))
+		if err != nil {
+			return 0, err
+		}
+		var d struct{ Generation uint64 }
+		err = json.Unmarshal(b, &d)
+		return d.Generation, err
+	}
+	prevGen := func() uint64 {
+		g, err := readPrev()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	// The new term keeps the previous document itself once it reported writer (takeover
+	// housekeeping, in the background): wait for that write, or it could land below and
+	// be taken for the ended term's.
+	waitRole(t, w, RoleWriter) // the new term's takeover saved
+	d, err := next.st.View()
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := d.Generation
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) { // polls a file
+		if g, err := readPrev(); err == nil && g >= took {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new term did not keep the previous document (generation %d) within 30s", took)
+		}
+	}
 	// The new term saves: its document is newer than workflows.prev.json.
 	if _, err := next.Update(context.Background(), func(d *store.Doc) error {
 		d.Workflows = append(d.Workflows, oneStep("late", "fail", "true"))
 		return nil
 	}); err != nil {
 		t.Fatal(err)
-	}
-	prevGen := func() uint64 {
-		b, err := os.ReadFile(filepath.Join(home, store.PrevName))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var d struct{ Generation uint64 }
-		if err := json.Unmarshal(b, &d); err != nil {
-			t.Fatal(err)
-		}
-		return d.Generation
 	}
 	before := prevGen()
 	if err := old.keepPrevious(); !errors.Is(err, ErrReadOnly) {

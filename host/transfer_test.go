@@ -19,6 +19,7 @@ import (
 // file into another home adds them in one save (a dry run first says so and changes
 // nothing), keeps the secret values that home has, and a second import changes nothing.
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	src, dst := t.TempDir(), t.TempDir()
 	ctx := context.Background()
 	keep := 5
@@ -101,6 +102,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 // definition that is not valid and a schedule of a workflow in neither the file nor the
 // home are each named, and nothing of the file is imported.
 func TestImportConflictsChangeNothing(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	w := openStarted(t, home)
 	waitRole(t, w, RoleWriter)
