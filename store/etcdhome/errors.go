@@ -14,6 +14,10 @@ var (
 	// nothing was written. The writer must drop to read-only; a supervisor must stop.
 	// It wraps store.ErrFenced.
 	ErrFenced = fmt.Errorf("%w: this writer's lease is gone, nothing was written", store.ErrFenced)
+	// errFencedUnsure is ErrFenced after a save whose outcome is unknown (see settle): the
+	// lease is gone, but that save may have been written before it went. It is ErrFenced
+	// (errors.Is) without saying "nothing was written".
+	errFencedUnsure error = fencedUnsure{}
 	// ErrConflict is returned by Commit when the document changed since the term last read
 	// or wrote it: nothing was written. Update refreshes and retries once on it.
 	ErrConflict = errors.New("the document changed since this writer read it, nothing was written")
@@ -47,3 +51,12 @@ var (
 	// tombstone is there: see Term.MarkReaped): the late supervisor must run no step.
 	ErrReaped = errors.New("the run was reaped before its supervisor started: no step may start")
 )
+
+// fencedUnsure is errFencedUnsure's type.
+type fencedUnsure struct{}
+
+func (fencedUnsure) Error() string {
+	return store.ErrFenced.Error() + ": this writer's lease is gone; the save whose answer was lost may or may not have been written"
+}
+
+func (fencedUnsure) Is(target error) bool { return target == ErrFenced || target == store.ErrFenced }

@@ -160,7 +160,7 @@ func (d *DocHome) settle(f fence, held bool, next *store.Doc, cause error) (*sto
 	}
 	d.h.dropHold(ctx)
 	d.st.loaded = false
-	return nil, fmt.Errorf("etcd home %s: %w (generation %d); the writer's lease was revoked so it cannot apply later, read again: %w: %w", d.h.prefix, ErrOutcomeUnknown, next.Generation, ErrFenced, cause)
+	return nil, fmt.Errorf("etcd home %s: %w (generation %d); the writer's lease was revoked so it cannot apply later, read again: %w: %w", d.h.prefix, ErrOutcomeUnknown, next.Generation, errFencedUnsure, cause)
 }
 
 // Checkpoint implements store.DocHome: etcd keeps no compact form of its own (its
