@@ -37,6 +37,12 @@ import (
 // TestMain runs the tests, or makes the test binary an etcd member, a run's supervisor,
 // a window that holds its home's writer lock (BATON_TEST_CHILD=window), or a command
 // (BATON_TEST_CHILD=cli, its arguments in BATON_TEST_CLI_ARGS as a JSON array).
+// noMachineEnv makes a child (BATON_TEST_CHILD=cli) hide every name of its machine
+// before it runs its command (hideMachine, Linux only): no BATON_MACHINE, an empty
+// /etc/machine-id, an empty hostname. The test starts it in mount and UTS namespaces of
+// its own, so nothing outside it changes.
+const noMachineEnv = "BATON_TEST_NO_MACHINE"
+
 func TestMain(m *testing.M) {
 	etcdtest.RunMemberIfAsked()
 	if len(os.Args) > 1 && os.Args[1] == workflow.SuperviseArg {

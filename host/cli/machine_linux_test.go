@@ -14,12 +14,6 @@ import (
 	"baton/store/storetest/etcdtest"
 )
 
-// noMachineEnv makes a child (BATON_TEST_CHILD=cli) hide every name of its machine
-// before it runs its command: no BATON_MACHINE, an empty /etc/machine-id, an empty
-// hostname. The test starts it in mount and UTS namespaces of its own, so nothing
-// outside it changes.
-const noMachineEnv = "BATON_TEST_NO_MACHINE"
-
 // hideMachine is the child's part of noMachineEnv; it exits 3 when it cannot.
 func hideMachine() {
 	_ = os.Unsetenv(host.EnvMachine)
