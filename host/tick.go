@@ -42,6 +42,10 @@ func TickOnce(home string, opts Options, out io.Writer) int {
 			fmt.Fprintf(out, "baton tick: cannot run schedules: %s\n", st.Problem)
 			return 1
 		}
+		if st.WriterPID == 0 { // the lock was free, yet not won for good (an etcd election lost again at once)
+			fmt.Fprintf(out, "baton tick: no window is the writer, and this tick could not become it; nothing was run: run it again\n")
+			return 1
+		}
 		fmt.Fprintf(out, "baton tick: window pid %d is the writer; its scheduler runs the schedules. Nothing to do.\n", st.WriterPID)
 		return 0
 	}

@@ -294,6 +294,9 @@ func (l *WriterLock) Lock(ctx context.Context) (store.LockHold, error) {
 // is still there with the hold's epoch, read serializably from the member the client
 // talks to (one local read, no consensus round: the commit's own guard is the wall; a
 // stale member can only make Check say "held" when the commit will then be refused).
+// A serializable read that does not find the key is confirmed by a linearizable one: a
+// member that lags may not have applied the key just won yet, and taking that for a lost
+// election made a window (and `baton tick`) give up an election it held.
 // An error that is not ErrLockLost means it could not be confirmed.
 func (o *Hold) Check() error {
 	lost := fmt.Errorf("etcd home %s: writer key %s of epoch %d: %w", o.t.h.prefix, o.t.key, o.t.epoch, store.ErrLockLost)
@@ -305,6 +308,9 @@ func (o *Hold) Check() error {
 	ctx, cancel := context.WithTimeout(context.Background(), o.t.h.opts.Lease)
 	defer cancel()
 	resp, err := o.t.h.cli.Get(ctx, o.t.key, clientv3.WithSerializable())
+	if err == nil && (len(resp.Kvs) != 1 || resp.Kvs[0].CreateRevision != o.t.epoch) {
+		resp, err = o.t.h.cli.Get(ctx, o.t.key) // linearizable: through the leader
+	}
 	if err != nil {
 		return fmt.Errorf("etcd home %s: confirm the writer lock: %w", o.t.h.prefix, err)
 	}
