@@ -4,6 +4,7 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	"baton/store"
@@ -23,8 +24,9 @@ var skipReread = os.Getenv("BATON_TEST_SKIP_TAKEOVER_REREAD") == "1"
 // BATON_TEST_ACK_UNSAVED=1 makes a writer on an etcd home acknowledge an update whose save
 // failed without an answer from the cluster (a machine cut off, a timeout) as if it had
 // been saved, without its guarded transaction: the reverse control of TestChaosEtcd's
-// checks (TestChaosEtcdCatchesUnsavedAck).
-var ackUnsavedOn = os.Getenv("BATON_TEST_ACK_UNSAVED") == "1"
+// checks (TestChaosEtcdCatchesUnsavedAck). A value other than "1" is a file to which each
+// such acknowledgement appends a line: the test's evidence that the control armed.
+var ackUnsavedOn = os.Getenv("BATON_TEST_ACK_UNSAVED") != ""
 
 // hooks are set by this package's tests, in their own process.
 var hooks struct {
@@ -67,6 +69,12 @@ func ackUnsaved(t *Term, fn func(*store.Doc) error, err error) (*store.Doc, bool
 	c.Generation++
 	if fn(c) != nil {
 		return nil, false
+	}
+	if mark := os.Getenv("BATON_TEST_ACK_UNSAVED"); mark != "1" {
+		if f, err := os.OpenFile(mark, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+			fmt.Fprintf(f, "pid %d acknowledged generation %d unsaved: %v\n", os.Getpid(), c.Generation, err)
+			f.Close()
+		}
 	}
 	return c, true
 }
