@@ -1034,9 +1034,10 @@ func (e *etcdChaos) etcdSummary(dur time.Duration) string {
 // parallel process tests it once caught nothing.
 func TestChaosEtcdCatchesUnsavedAck(t *testing.T) {
 	// Whether a cut meets a save in flight is timing: on a loaded machine the cut writer may
-	// notice the cut and refuse before any save of it fails. The hook appends to mark each
-	// time it acknowledges one; the writer's machine is cut again (up to 6 times) until it
-	// did, so the checks below always have something to catch.
+	// notice the cut and refuse before any save of it fails, and a save whose outcome is
+	// unknown may have been written after all (nothing lost then). The hook appends to mark
+	// each time it acknowledges a save known not to be written; the writer's machine is cut
+	// again (up to 6 times) until it did, so the checks below have something to catch.
 	mark := filepath.Join(t.TempDir(), "acked-unsaved")
 	armed := func() bool { fi, err := os.Stat(mark); return err == nil && fi.Size() > 0 }
 	e := newEtcdChaos(t, time.Now().UnixNano(), 2, "BATON_TEST_ACK_UNSAVED="+mark)
